@@ -1,0 +1,547 @@
+"""One deal of Mau Mau: the state machine of rules.md §1-§5.
+
+:class:`Round` holds the hands (bitmasks), the draw pile, the discard pile and the turn,
+and changes only through :meth:`Round.apply`.  Scoring across rounds is
+:class:`maumau.engine.game.Game`'s business.
+
+Steps of a round:
+
+* ``PLAY``  -- the seat to move plays, draws or passes (catches may come from anyone);
+* ``DRAWN`` -- that seat drew a playable card: it plays exactly that card or passes;
+* ``WAIT``  -- catch mode: a player went out without "Mau Mau"; the accepting seat
+  passes or anyone catches;
+* ``OVER``  -- somebody went out.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from maumau.engine.actions import (
+    JACK_PLAYS,
+    PASS,
+    PLAYS,
+    Action,
+    Catch,
+    Draw,
+    Pass,
+    Play,
+    draw_action,
+)
+from maumau.engine.cards import (
+    ACE,
+    CODES,
+    EIGHT,
+    JACK,
+    NINE,
+    SEVEN,
+    SEVENS,
+    SUIT_NAMES,
+    SUITS,
+)
+from maumau.engine.errors import IllegalAction
+from maumau.engine.table import MAU_AUTO, MAU_CATCH, MAU_OFF, Table
+
+PLAY, DRAWN, WAIT, OVER = 0, 1, 2, 3
+STEP_NAMES = ("play", "drawn", "wait", "over")
+
+#: call index due when ``n`` cards are left after a play: 2 "maumau", 1 "mau", 0 none
+CALL_INDEX = (2, 1) + (0,) * 60
+DUE_CALL = (None, "mau", "maumau")
+CATCHES = tuple(Catch(s) for s in range(8))
+
+# Log entries are tuples; the first item says what happened:
+#   ("play", seat, card, suit|-1, call)    ("draw", seat, (cards...))
+#   ("penalty", seat, (cards...))          ("pass", seat)
+#   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
+LogEntry = tuple[Any, ...]
+
+
+class Round:
+    """The state of one deal.  Build with :meth:`deal` or :meth:`from_layout`."""
+
+    __slots__ = (
+        "actions",
+        "catchable",
+        "direction",
+        "discard",
+        "drawn",
+        "hands",
+        "leader",
+        "log",
+        "match",
+        "n",
+        "named",
+        "out",
+        "pending",
+        "rng",
+        "step",
+        "stock",
+        "t",
+        "turn",
+    )
+
+    t: Table
+    n: int
+    hands: list[int]
+    stock: list[int]  # reversed: the next card to draw is stock[-1]
+    discard: list[int]  # oldest first: the top card is discard[-1]
+    match: int
+    named: int
+    pending: int
+    direction: int
+    turn: int
+    step: int
+    drawn: int
+    catchable: int
+    out: int
+    leader: int
+    rng: random.Random
+    log: list[LogEntry]
+    actions: list[tuple[int, Action]]
+
+    # --- construction ----------------------------------------------------------------
+
+    @classmethod
+    def deal(cls, table: Table, players: int, seed: int, leader: int = 0) -> Round:
+        """Shuffle the canonical deck with ``random.Random(seed)`` and deal (rules.md §1)."""
+        rng = random.Random(seed)
+        deck = [c for c in range(52) if table.deck >> c & 1]
+        rng.shuffle(deck)
+        size = table.rules.hand_size
+        hands = [deck[i * size : (i + 1) * size] for i in range(players)]
+        start = deck[players * size]
+        stock = deck[players * size + 1 :]
+        return cls._build(table, hands, start, stock, rng, leader)
+
+    @classmethod
+    def from_layout(
+        cls,
+        table: Table,
+        hands: list[list[int]],
+        start: int,
+        stock: list[int],
+        seed: int,
+        leader: int = 0,
+    ) -> Round:
+        """A round laid out by hand; ``stock`` is drawn from its first card.  The caller
+        has checked that the layout is one deck (see :func:`maumau.engine.game.check_layout`)."""
+        return cls._build(table, hands, start, stock, random.Random(seed), leader)
+
+    @classmethod
+    def _build(
+        cls,
+        table: Table,
+        hands: list[list[int]],
+        start: int,
+        stock: list[int],
+        rng: random.Random,
+        leader: int,
+    ) -> Round:
+        r = cls.__new__(cls)
+        r.t = table
+        r.n = len(hands)
+        r.hands = [sum(1 << c for c in hand) for hand in hands]
+        r.stock = stock[::-1]
+        r.discard = [start]
+        if start % 13 == JACK:
+            r.match = table.start_jack
+        else:
+            r.match = table.match[start]
+        r.named = -1
+        r.pending = 0
+        r.direction = 1
+        r.turn = leader
+        r.leader = leader
+        r.step = PLAY
+        r.drawn = -1
+        r.catchable = -1
+        r.out = -1
+        r.rng = rng
+        r.log = []
+        r.actions = []
+        return r
+
+    def copy(self, rng: random.Random | None = None, *, history: bool = True) -> Round:
+        """An independent copy.  ``rng`` replaces the reshuffle generator (default: an
+        exact clone of it); ``history=False`` starts the copy with an empty log, which
+        is what a search wants."""
+        r = Round.__new__(Round)
+        r.t = self.t
+        r.n = self.n
+        r.hands = self.hands[:]
+        r.stock = self.stock[:]
+        r.discard = self.discard[:]
+        r.match = self.match
+        r.named = self.named
+        r.pending = self.pending
+        r.direction = self.direction
+        r.turn = self.turn
+        r.leader = self.leader
+        r.step = self.step
+        r.drawn = self.drawn
+        r.catchable = self.catchable
+        r.out = self.out
+        if rng is None:
+            rng = random.Random()
+            rng.setstate(self.rng.getstate())
+        r.rng = rng
+        if history:
+            r.log = self.log[:]
+            r.actions = self.actions[:]
+        else:
+            r.log = []
+            r.actions = []
+        return r
+
+    # --- what can be seen ------------------------------------------------------------
+
+    @property
+    def top(self) -> int:
+        """The top card of the discard pile."""
+        return self.discard[-1]
+
+    @property
+    def to_move(self) -> int:
+        """The seat whose action the round waits for (-1 once it is over).  During a
+        catch-mode wait this is the seat that may accept with ``pass``."""
+        if self.step == WAIT:
+            return self.accepter
+        if self.step == OVER:
+            return -1
+        return self.turn
+
+    @property
+    def accepter(self) -> int:
+        turn = self.turn
+        if turn == self.catchable:  # two players and a skip: the other player accepts
+            return (turn + 1) % self.n
+        return turn
+
+    @property
+    def available(self) -> int:
+        """Cards that can still be drawn: the draw pile plus the discards under the top."""
+        return len(self.stock) + len(self.discard) - 1
+
+    def playable(self, seat: int) -> int:
+        """Bitmask of the cards ``seat`` may play now (0 when it is not its turn)."""
+        if seat != self.turn or self.step not in (PLAY, DRAWN):
+            return 0
+        if self.step == DRAWN:
+            return 1 << self.drawn
+        if self.pending:
+            return self.hands[seat] & SEVENS if self.t.stacking else 0
+        return self.hands[seat] & self.match
+
+    # --- legal actions -----------------------------------------------------------------
+
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
+        """Every action ``seat`` (default: the seat to move) may take now; each playable
+        card once with the call that is due, a Jack once per suit (rules.md §4)."""
+        step = self.step
+        if step == OVER:
+            return []
+        if seat is None:
+            seat = self.to_move
+        catchable = self.catchable
+        if step == WAIT:
+            acts: list[Action] = [PASS] if seat == self.accepter else []
+            if seat != catchable:
+                acts.append(CATCHES[catchable])
+            return acts
+        acts = []
+        if seat == self.turn:
+            t = self.t
+            hand = self.hands[seat]
+            ci = CALL_INDEX[hand.bit_count() - 1] if t.mau_mode else 0
+            if step == DRAWN:
+                c = self.drawn
+                if c % 13 == JACK:
+                    acts.extend(JACK_PLAYS[ci][c])
+                else:
+                    acts.append(PLAYS[ci][c])
+                acts.append(PASS)
+            else:
+                pending = self.pending
+                m = (hand & SEVENS if t.stacking else 0) if pending else hand & self.match
+                can_play = m
+                plays = PLAYS[ci]
+                while m:
+                    low = m & -m
+                    c = low.bit_length() - 1
+                    if c % 13 == JACK:
+                        acts.extend(JACK_PLAYS[ci][c])
+                    else:
+                        acts.append(plays[c])
+                    m ^= low
+                avail = len(self.stock) + len(self.discard) - 1
+                if pending:
+                    acts.append(draw_action(pending if pending < avail else avail))
+                elif avail:
+                    if t.draw_when_able or not can_play:
+                        acts.append(draw_action(1))
+                elif not can_play:
+                    acts.append(PASS)
+        if catchable >= 0 and seat != catchable:
+            acts.append(CATCHES[catchable])
+        return acts
+
+    # --- applying actions ----------------------------------------------------------------
+
+    def apply(self, action: Action, seat: int | None = None) -> None:
+        """Apply ``action`` for ``seat`` (default: the seat to move), or raise
+        :class:`IllegalAction` with a stable code and change nothing."""
+        step = self.step
+        if step == OVER:
+            raise IllegalAction("round_over", f"the round is over: seat {self.out} went out")
+        cls = type(action)
+        if cls is Catch:
+            if seat is None:
+                raise IllegalAction("not_your_turn", "a catch must say which seat catches")
+            self._catch(seat, action.target)  # type: ignore[attr-defined]
+            return
+        if seat is None:
+            seat = self.to_move
+        elif not 0 <= seat < self.n:
+            raise IllegalAction(
+                "not_your_turn", f"there is no seat {seat}: seats are 0..{self.n - 1}"
+            )
+        if step == WAIT:
+            accepter = self.accepter
+            if seat != accepter:
+                raise IllegalAction(
+                    "not_your_turn",
+                    f"seat {seat} acted, but the round waits for seat {accepter} to accept "
+                    f"seat {self.catchable} going out, or for a catch",
+                )
+            if cls is not Pass:
+                raise IllegalAction(
+                    "must_pass",
+                    f"seat {self.catchable} played its last card without 'Mau Mau': seat "
+                    f"{seat} may only pass (accept) or catch seat {self.catchable}",
+                )
+            self.actions.append((seat, PASS))
+            self.log.append(("pass", seat))
+            self._finish(self.catchable)
+            return
+        if seat != self.turn:
+            raise IllegalAction(
+                "not_your_turn", f"seat {seat} acted, but it is seat {self.turn}'s turn"
+            )
+        if cls is Play:
+            self._play(seat, action)  # type: ignore[arg-type]
+        elif cls is Draw:
+            self._draw_action(seat, action.count)  # type: ignore[attr-defined]
+        elif cls is Pass:
+            self._pass(seat)
+        else:
+            raise TypeError(f"not an action: {action!r}")
+
+    def _play(self, seat: int, action: Play) -> None:
+        card = action.card
+        bit = 1 << card
+        hand = self.hands[seat]
+        if not hand & bit:
+            raise IllegalAction("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
+        rank = card % 13
+        suit = action.suit
+        if rank == JACK:
+            if suit is None:
+                raise IllegalAction("suit_required", f"a Jack ({CODES[card]}) must name a suit")
+            if suit not in (0, 1, 2, 3):
+                raise IllegalAction("bad_suit", f"{suit!r} is not a suit: name one of C, D, H, S")
+        elif suit is not None:
+            raise IllegalAction("bad_suit", f"only a Jack names a suit; {CODES[card]} cannot")
+        if self.pending:
+            if rank != SEVEN or not self.t.stacking:
+                what = "or play a Seven" if self.t.stacking else "(Sevens do not stack)"
+                raise IllegalAction(
+                    "must_draw",
+                    f"seat {seat} must draw {self.pending} {what}, not play {CODES[card]}",
+                )
+        elif self.step == DRAWN:
+            if card != self.drawn:
+                raise IllegalAction(
+                    "card_not_playable",
+                    f"after drawing, seat {seat} may play only the card drawn "
+                    f"({CODES[self.drawn]}) or pass, not {CODES[card]}",
+                )
+        elif not self.match & bit:
+            raise IllegalAction("card_not_playable", self._why_not_playable(card))
+        self.play(seat, card, -1 if suit is None else suit, action.call)
+        self.actions.append((seat, action))
+
+    def _why_not_playable(self, card: int) -> str:
+        top = self.discard[-1]
+        if top % 13 == JACK and card % 13 == JACK:
+            return f"{CODES[card]} may not go on a Jack ({CODES[top]}): jack_on_jack is off"
+        if self.named >= 0:
+            return (
+                f"{CODES[card]} does not follow the suit named with {CODES[top]}: "
+                f"{SUIT_NAMES[self.named]} ({SUITS[self.named]})"
+            )
+        if top % 13 == JACK:
+            return f"{CODES[card]} may not go on the start Jack {CODES[top]}"
+        return f"{CODES[card]} matches neither the suit nor the rank of {CODES[top]}"
+
+    def play(self, seat: int, card: int, suit: int, call: str | None) -> None:
+        """Play ``card`` for ``seat`` without checking (the caller has)."""
+        t = self.t
+        hand = self.hands[seat] ^ (1 << card)
+        self.hands[seat] = hand
+        self.discard.append(card)
+        rank = card % 13
+        if rank == JACK:
+            self.match = t.named[suit]
+            self.named = suit
+        else:
+            self.match = t.match[card]
+            self.named = -1
+        self.step = PLAY
+        self.drawn = -1
+        self.catchable = -1
+        direction = self.direction
+        advance = 1
+        if rank == SEVEN:
+            self.pending += t.seven_draw
+        elif (rank == EIGHT and t.eight_skips) or (rank == ACE and t.ace_skips):
+            advance = 2
+        elif rank == NINE and t.nine_reverses:
+            direction = self.direction = -direction
+        self.turn = (seat + direction * advance) % self.n
+        self.log.append(("play", seat, card, suit, call))
+        mode = t.mau_mode
+        if mode == MAU_OFF:
+            if not hand:
+                self._finish(seat)
+            return
+        left = hand.bit_count()
+        due = DUE_CALL[CALL_INDEX[left]]
+        if mode == MAU_AUTO:
+            if call != due:
+                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
+                if not self.hands[seat]:
+                    self._finish(seat)
+            elif not left:
+                self._finish(seat)
+        else:  # catch
+            if due is not None and call != due:
+                self.catchable = seat
+                if not left:
+                    self.step = WAIT
+                    return
+            if not left:
+                self._finish(seat)
+
+    def _draw_action(self, seat: int, count: int | None) -> None:
+        if self.step == DRAWN:
+            raise IllegalAction(
+                "already_drawn", f"seat {seat} has drawn already: play {CODES[self.drawn]} or pass"
+            )
+        pending = self.pending
+        avail = len(self.stock) + len(self.discard) - 1
+        if pending:
+            due = pending if pending < avail else avail
+            if count is not None and count != due:
+                raise IllegalAction("wrong_draw_count", f"seat {seat} must draw {due}, not {count}")
+            self.pending = 0
+            self.log.append(("draw", seat, self._draw(seat, due)))
+            self.turn = (seat + self.direction) % self.n
+            self.actions.append((seat, draw_action(due)))
+            return
+        if not avail:
+            raise IllegalAction("cannot_draw", f"there is no card left to draw for seat {seat}")
+        if not self.t.draw_when_able and self.hands[seat] & self.match:
+            raise IllegalAction(
+                "must_play", f"seat {seat} holds a playable card and draw_when_able is off"
+            )
+        if count is not None and count != 1:
+            raise IllegalAction("wrong_draw_count", f"seat {seat} must draw 1, not {count}")
+        self.draw_one(seat)
+        self.actions.append((seat, draw_action(1)))
+
+    def draw_one(self, seat: int) -> None:
+        """Draw one card for ``seat`` with nothing pending (unchecked)."""
+        self.catchable = -1
+        card = self._draw(seat, 1)[0]
+        self.log.append(("draw", seat, (card,)))
+        if self.match >> card & 1:
+            self.step = DRAWN
+            self.drawn = card
+        else:
+            self.turn = (seat + self.direction) % self.n
+
+    def _pass(self, seat: int) -> None:
+        if self.step == DRAWN:
+            self.step = PLAY
+            self.drawn = -1
+        elif self.pending:
+            raise IllegalAction("cannot_pass", f"seat {seat} must draw {self.pending}, not pass")
+        elif self.hands[seat] & self.match:
+            raise IllegalAction("cannot_pass", f"seat {seat} can play a card and may not pass")
+        elif len(self.stock) + len(self.discard) > 1:
+            raise IllegalAction("cannot_pass", f"seat {seat} can draw a card and may not pass")
+        self.catchable = -1
+        self.turn = (seat + self.direction) % self.n
+        self.log.append(("pass", seat))
+        self.actions.append((seat, PASS))
+
+    def _catch(self, seat: int, target: int) -> None:
+        if not 0 <= seat < self.n:
+            raise IllegalAction("nothing_to_catch", f"there is no seat {seat}")
+        if self.t.mau_mode != MAU_CATCH:
+            raise IllegalAction(
+                "nothing_to_catch", "catching is only played with mau_penalty: catch"
+            )
+        if self.catchable < 0:
+            raise IllegalAction("nothing_to_catch", "nobody has missed a call that can be caught")
+        if target != self.catchable:
+            raise IllegalAction(
+                "nothing_to_catch", f"seat {target} missed no call; seat {self.catchable} did"
+            )
+        if seat == target:
+            raise IllegalAction("nothing_to_catch", f"seat {seat} cannot catch itself")
+        self.catchable = -1
+        self.log.append(("catch", seat, target))
+        self.log.append(("penalty", target, self._draw(target, self.t.penalty_cards)))
+        self.actions.append((seat, CATCHES[target]))
+        if self.step == WAIT:
+            if self.hands[target]:
+                self.step = PLAY
+            else:
+                self._finish(target)
+
+    # --- the piles -----------------------------------------------------------------
+
+    def _draw(self, seat: int, count: int) -> tuple[int, ...]:
+        stock = self.stock
+        got = []
+        for _ in range(count):
+            if not stock:
+                if len(self.discard) < 2:
+                    break
+                self._reshuffle()
+            got.append(stock.pop())
+        hand = self.hands[seat]
+        for card in got:
+            hand |= 1 << card
+        self.hands[seat] = hand
+        return tuple(got)
+
+    def _reshuffle(self) -> None:
+        discard = self.discard
+        pile = discard[:-1]
+        del discard[:-1]
+        self.rng.shuffle(pile)
+        pile.reverse()
+        self.stock.extend(pile)
+        self.log.append(("reshuffle", len(pile)))
+
+    def _finish(self, seat: int) -> None:
+        self.out = seat
+        self.step = OVER
+        self.pending = 0
+        self.catchable = -1
+        self.drawn = -1
+        self.log.append(("out", seat))

@@ -1,0 +1,62 @@
+"""Precomputed per-rules tables that the hot paths read (shared, never copied)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from maumau.engine.cards import JACK, JACKS, RANK_MASKS, SUIT_MASKS, deck_mask
+from maumau.engine.options import Rules
+
+MAU_OFF, MAU_AUTO, MAU_CATCH = 0, 1, 2
+_MAU_MODES = {"off": MAU_OFF, "auto": MAU_AUTO, "catch": MAU_CATCH}
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    rules: Rules
+    deck: int  # bitmask of the pack
+    #: match[c]: the cards that may go on top card ``c`` (not a Jack) with nothing pending
+    match: tuple[int, ...]
+    #: named[s]: the cards that may go on a Jack that named suit ``s``
+    named: tuple[int, ...]
+    #: the cards that may go on a start Jack (it names no suit)
+    start_jack: int
+    seven_draw: int
+    stacking: bool
+    eight_skips: bool
+    ace_skips: bool
+    nine_reverses: bool
+    draw_when_able: bool
+    mau_mode: int
+    penalty_cards: int
+    values: tuple[int, ...]
+
+
+@lru_cache(maxsize=256)
+def table_for(rules: Rules) -> Table:
+    deck = deck_mask(rules.deck)
+    jacks_ok = JACKS if rules.jack_on_jack else 0
+    match = tuple(
+        (SUIT_MASKS[c // 13] | RANK_MASKS[c % 13] | JACKS) & deck
+        if c % 13 != JACK
+        else ((SUIT_MASKS[c // 13] & ~JACKS) | jacks_ok) & deck
+        for c in range(52)
+    )
+    named = tuple(((SUIT_MASKS[s] & ~JACKS) | jacks_ok) & deck for s in range(4))
+    return Table(
+        rules=rules,
+        deck=deck,
+        match=match,
+        named=named,
+        start_jack=(deck & ~JACKS) | jacks_ok,
+        seven_draw=rules.seven_draw,
+        stacking=rules.seven_stacking,
+        eight_skips=rules.eight_skips,
+        ace_skips=rules.ace_skips,
+        nine_reverses=rules.nine_reverses,
+        draw_when_able=rules.draw_when_able,
+        mau_mode=_MAU_MODES[rules.mau_penalty],
+        penalty_cards=rules.mau_penalty_cards,
+        values=rules.card_value_table(),
+    )

@@ -1,0 +1,138 @@
+"""What one seat may see (rules.md §8): a pure function of the game.
+
+:func:`seat_view` is the only way information about a game should leave the engine
+towards a player: it holds the seat's own hand, everybody's card counts and scores,
+the discard pile (every card on it was played in public), the pending draw, the
+direction, whose turn it is, the draw pile's size and the public log, in which other
+seats' draws are counts only.  It never holds another hand, the draw pile's order or
+the seed while the round runs; when the round is over every hand is revealed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from maumau.engine.cards import CARDS, CODES, SUITS, Card, cards_of
+from maumau.engine.round import OVER, STEP_NAMES, LogEntry
+
+if TYPE_CHECKING:
+    from maumau.engine.game import Game
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """One seat's (or a spectator's, ``seat is None``) view of a game."""
+
+    seat: int | None
+    players: tuple[str, ...]
+    round: int
+    leader: int
+    step: str
+    to_move: int
+    hand: tuple[Card, ...]
+    counts: tuple[int, ...]
+    totals: tuple[int, ...]
+    rounds_won: tuple[int, ...]
+    top: Card
+    named_suit: int | None
+    pending: int
+    direction: int
+    stock_count: int
+    discard: tuple[Card, ...]
+    #: the card this seat just drew and may play (only the drawer sees it)
+    drawn: Card | None
+    #: the seat whose missing call may be caught now, if any
+    catchable: int | None
+    log: tuple[dict[str, Any], ...]
+    out: int | None
+    #: every hand, only once the round is over
+    hands: tuple[tuple[Card, ...], ...] | None
+    finished: bool
+    winners: tuple[int, ...] | None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict with cards as codes."""
+        return {
+            "seat": self.seat,
+            "players": list(self.players),
+            "round": self.round,
+            "leader": self.leader,
+            "step": self.step,
+            "to_move": self.to_move,
+            "hand": [str(c) for c in self.hand],
+            "counts": list(self.counts),
+            "totals": list(self.totals),
+            "rounds_won": list(self.rounds_won),
+            "top": str(self.top),
+            "named_suit": None if self.named_suit is None else SUITS[self.named_suit],
+            "pending": self.pending,
+            "direction": self.direction,
+            "stock_count": self.stock_count,
+            "discard": [str(c) for c in self.discard],
+            "drawn": None if self.drawn is None else str(self.drawn),
+            "catchable": self.catchable,
+            "log": list(self.log),
+            "out": self.out,
+            "hands": None if self.hands is None else [[str(c) for c in h] for h in self.hands],
+            "finished": self.finished,
+            "winners": None if self.winners is None else list(self.winners),
+        }
+
+
+def public_entry(entry: LogEntry, seat: int | None) -> dict[str, Any]:
+    """A log entry as ``seat`` may see it: other seats' drawn cards become counts."""
+    kind = entry[0]
+    if kind == "play":
+        out: dict[str, Any] = {"seat": entry[1], "play": CODES[entry[2]]}
+        if entry[3] >= 0:
+            out["suit"] = SUITS[entry[3]]
+        if entry[4] is not None:
+            out["call"] = entry[4]
+        return out
+    if kind in ("draw", "penalty"):
+        out = {"seat": entry[1], kind: len(entry[2])}
+        if entry[1] == seat:
+            out["cards"] = [CODES[c] for c in entry[2]]
+        return out
+    if kind == "pass":
+        return {"seat": entry[1], "pass": True}
+    if kind == "catch":
+        return {"seat": entry[1], "catch": entry[2]}
+    if kind == "reshuffle":
+        return {"reshuffle": entry[1]}
+    return {"out": entry[1]}
+
+
+def seat_view(game: Game, seat: int | None) -> SeatView:
+    """The view of ``seat`` (``None`` for a spectator) of ``game``'s current round."""
+    if seat is not None and not 0 <= seat < game.n:
+        raise ValueError(f"there is no seat {seat}")
+    state = game.round
+    over = state.step == OVER
+    hands = state.hands
+    return SeatView(
+        seat=seat,
+        players=game.players,
+        round=game.round_index,
+        leader=state.leader,
+        step=STEP_NAMES[state.step],
+        to_move=state.to_move,
+        hand=cards_of(hands[seat]) if seat is not None else (),
+        counts=tuple(h.bit_count() for h in hands),
+        totals=tuple(game.totals),
+        rounds_won=tuple(game.rounds_won),
+        top=CARDS[state.discard[-1]],
+        named_suit=state.named if state.named >= 0 else None,
+        pending=state.pending,
+        direction=state.direction,
+        stock_count=len(state.stock),
+        discard=tuple(CARDS[c] for c in state.discard),
+        drawn=CARDS[state.drawn] if state.drawn >= 0 and seat == state.turn else None,
+        catchable=state.catchable if state.catchable >= 0 else None,
+        log=tuple(public_entry(e, seat) for e in state.log),
+        out=state.out if over else None,
+        hands=tuple(cards_of(h) for h in hands) if over else None,
+        finished=game.finished,
+        winners=game.winners,
+    )
