@@ -58,6 +58,10 @@ class Play(Action):
     def __init__(self, card: int, suit: int | None = None, call: str | None = None) -> None:
         if call not in CALLS:
             raise ValueError(f"call must be None, 'mau' or 'maumau', not {call!r}")
+        if suit is not None and suit not in (0, 1, 2, 3):
+            raise IllegalAction(
+                "bad_suit", f"{suit!r} is not a suit: name one of 0..3 (C, D, H, S)"
+            )
         object.__setattr__(self, "card", CARDS[card])
         object.__setattr__(self, "suit", suit)
         object.__setattr__(self, "call", call)

@@ -133,6 +133,7 @@ class Game:
         self.finished = False
         self.winners: tuple[int, ...] | None = None
         self.draw = False
+        self._state: Round | None = None
         #: counts every accepted action and every deal; a client's "state version"
         self.version = 0
 
@@ -210,6 +211,7 @@ class Game:
                 leader,
             )
         self.rounds.append(DealtRound(seed, layout, state, commitment, salt))
+        self._state = state
         self.version += 1
         return state
 
@@ -224,20 +226,23 @@ class Game:
 
     @property
     def round_over(self) -> bool:
-        return not self.rounds or self.rounds[-1].state.step == OVER
+        """True between rounds (and before the first deal)."""
+        state = self._state
+        return state is None or state.step == OVER
 
-    def legal_actions(self, seat: int | None = None) -> list[Action]:
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
         """The actions ``seat`` (default: the seat to move) may take now."""
-        if not self.rounds:
-            return []
-        return self.rounds[-1].state.legal_actions(seat)
+        state = self._state
+        if state is None:
+            return ()
+        return state.legal_actions(seat)
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply ``action`` for ``seat`` (default: the seat to move).  An illegal action
         raises :class:`IllegalAction` and changes nothing."""
-        if not self.rounds:
+        state = self._state
+        if state is None:
             raise IllegalAction("round_not_over", "no round has been dealt yet")
-        state = self.rounds[-1].state
         state.apply(action, seat)
         self.version += 1
         if state.step == OVER:

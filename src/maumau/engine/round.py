@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 from maumau.engine.actions import (
+    DRAWS,
     JACK_PLAYS,
     PASS,
     PLAYS,
@@ -41,14 +42,13 @@ from maumau.engine.cards import (
     SUITS,
 )
 from maumau.engine.errors import IllegalAction
-from maumau.engine.table import MAU_AUTO, MAU_CATCH, MAU_OFF, Table
+from maumau.engine.table import MAU_AUTO, MAU_CATCH, Table
 
 PLAY, DRAWN, WAIT, OVER = 0, 1, 2, 3
 STEP_NAMES = ("play", "drawn", "wait", "over")
 
 #: call index due when ``n`` cards are left after a play: 2 "maumau", 1 "mau", 0 none
 CALL_INDEX = (2, 1) + (0,) * 60
-DUE_CALL = (None, "mau", "maumau")
 CATCHES = tuple(Catch(s) for s in range(8))
 
 # Log entries are tuples; the first item says what happened:
@@ -56,6 +56,31 @@ CATCHES = tuple(Catch(s) for s in range(8))
 #   ("penalty", seat, (cards...))          ("pass", seat)
 #   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
 LogEntry = tuple[Any, ...]
+
+
+def _legal_plays(t: Table, key: int, m: int, ci: int, offer: int) -> tuple[Action, ...]:
+    """Build (and memoize) the actions for playable mask ``m``: plays in card order, a
+    Jack once per suit, then the offer (0 none, 1 draw one, 2 pass, 3+k draw k)."""
+    acts: list[Action] = []
+    while m:
+        low = m & -m
+        c = low.bit_length() - 1
+        if c % 13 == JACK:
+            acts.extend(JACK_PLAYS[ci][c])
+        else:
+            acts.append(PLAYS[ci][c])
+        m ^= low
+    if offer == 1:
+        acts.append(DRAWS[1])
+    elif offer == 2:
+        acts.append(PASS)
+    elif offer >= 3:
+        acts.append(draw_action(offer - 3))
+    result = tuple(acts)
+    if len(t.legal_memo) > 200_000:
+        t.legal_memo.clear()
+    t.legal_memo[key] = result
+    return result
 
 
 class Round:
@@ -236,99 +261,76 @@ class Round:
 
     # --- legal actions -----------------------------------------------------------------
 
-    def legal_actions(self, seat: int | None = None) -> list[Action]:
+    def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
         """Every action ``seat`` (default: the seat to move) may take now; each playable
         card once with the call that is due, a Jack once per suit (rules.md §4)."""
         step = self.step
+        turn = self.turn
+        if seat is None or seat == turn:
+            if step == PLAY:
+                t = self.t
+                hand = self.hands[turn]
+                ci = CALL_INDEX[hand.bit_count() - 1] if t.mau_mode else 0
+                pending = self.pending
+                avail = len(self.stock) + len(self.discard) - 1
+                if pending:
+                    m = hand & SEVENS if t.stacking else 0
+                    offer = 3 + (pending if pending < avail else avail)
+                else:
+                    m = hand & self.match
+                    offer = (1 if t.draw_when_able or not m else 0) if avail else (0 if m else 2)
+                key = m << 10 | offer << 2 | ci
+                acts = t.legal_memo.get(key)
+                if acts is None:
+                    acts = _legal_plays(t, key, m, ci, offer)
+                if self.catchable >= 0 and self.catchable != turn:
+                    return (*acts, CATCHES[self.catchable])
+                return acts
+            if step == DRAWN:
+                c = self.drawn
+                ci = CALL_INDEX[self.hands[turn].bit_count() - 1] if self.t.mau_mode else 0
+                if c % 13 == JACK:
+                    return (*JACK_PLAYS[ci][c], PASS)
+                return (PLAYS[ci][c], PASS)
         if step == OVER:
-            return []
+            return ()
         if seat is None:
             seat = self.to_move
         catchable = self.catchable
         if step == WAIT:
-            acts: list[Action] = [PASS] if seat == self.accepter else []
+            acts = (PASS,) if seat == self.accepter else ()
             if seat != catchable:
-                acts.append(CATCHES[catchable])
+                acts = (*acts, CATCHES[catchable])
             return acts
-        acts = []
-        if seat == self.turn:
-            t = self.t
-            hand = self.hands[seat]
-            ci = CALL_INDEX[hand.bit_count() - 1] if t.mau_mode else 0
-            if step == DRAWN:
-                c = self.drawn
-                if c % 13 == JACK:
-                    acts.extend(JACK_PLAYS[ci][c])
-                else:
-                    acts.append(PLAYS[ci][c])
-                acts.append(PASS)
-            else:
-                pending = self.pending
-                m = (hand & SEVENS if t.stacking else 0) if pending else hand & self.match
-                can_play = m
-                plays = PLAYS[ci]
-                while m:
-                    low = m & -m
-                    c = low.bit_length() - 1
-                    if c % 13 == JACK:
-                        acts.extend(JACK_PLAYS[ci][c])
-                    else:
-                        acts.append(plays[c])
-                    m ^= low
-                avail = len(self.stock) + len(self.discard) - 1
-                if pending:
-                    acts.append(draw_action(pending if pending < avail else avail))
-                elif avail:
-                    if t.draw_when_able or not can_play:
-                        acts.append(draw_action(1))
-                elif not can_play:
-                    acts.append(PASS)
         if catchable >= 0 and seat != catchable:
-            acts.append(CATCHES[catchable])
-        return acts
+            return (CATCHES[catchable],)
+        return ()
 
     # --- applying actions ----------------------------------------------------------------
 
     def apply(self, action: Action, seat: int | None = None) -> None:
         """Apply ``action`` for ``seat`` (default: the seat to move), or raise
         :class:`IllegalAction` with a stable code and change nothing."""
-        step = self.step
-        if step == OVER:
-            raise IllegalAction("round_over", f"the round is over: seat {self.out} went out")
-        cls = type(action)
+        cls = action.__class__
         if cls is Catch:
+            if self.step == OVER:
+                raise IllegalAction("round_over", f"the round is over: seat {self.out} went out")
             if seat is None:
                 raise IllegalAction("not_your_turn", "a catch must say which seat catches")
             self._catch(seat, action.target)  # type: ignore[attr-defined]
             return
-        if seat is None:
-            seat = self.to_move
-        elif not 0 <= seat < self.n:
-            raise IllegalAction(
-                "not_your_turn", f"there is no seat {seat}: seats are 0..{self.n - 1}"
-            )
-        if step == WAIT:
-            accepter = self.accepter
-            if seat != accepter:
-                raise IllegalAction(
-                    "not_your_turn",
-                    f"seat {seat} acted, but the round waits for seat {accepter} to accept "
-                    f"seat {self.catchable} going out, or for a catch",
-                )
-            if cls is not Pass:
-                raise IllegalAction(
-                    "must_pass",
-                    f"seat {self.catchable} played its last card without 'Mau Mau': seat "
-                    f"{seat} may only pass (accept) or catch seat {self.catchable}",
-                )
-            self.actions.append((seat, PASS))
-            self.log.append(("pass", seat))
-            self._finish(self.catchable)
+        if self.step >= WAIT:
+            self._apply_waiting(action, seat)
             return
-        if seat != self.turn:
-            raise IllegalAction(
-                "not_your_turn", f"seat {seat} acted, but it is seat {self.turn}'s turn"
-            )
+        turn = self.turn
+        if seat is None:
+            seat = turn
+        elif seat != turn:
+            if not 0 <= seat < self.n:
+                raise IllegalAction(
+                    "not_your_turn", f"there is no seat {seat}: seats are 0..{self.n - 1}"
+                )
+            raise IllegalAction("not_your_turn", f"seat {seat} acted, but it is seat {turn}'s turn")
         if cls is Play:
             self._play(seat, action)  # type: ignore[arg-type]
         elif cls is Draw:
@@ -338,19 +340,103 @@ class Round:
         else:
             raise TypeError(f"not an action: {action!r}")
 
+    def _apply_waiting(self, action: Action, seat: int | None) -> None:
+        if self.step == OVER:
+            raise IllegalAction("round_over", f"the round is over: seat {self.out} went out")
+        accepter = self.accepter
+        if seat is None:
+            seat = accepter
+        if seat != accepter:
+            raise IllegalAction(
+                "not_your_turn",
+                f"seat {seat} acted, but the round waits for seat {accepter} to accept "
+                f"seat {self.catchable} going out, or for a catch",
+            )
+        if action.__class__ is not Pass:
+            raise IllegalAction(
+                "must_pass",
+                f"seat {self.catchable} played its last card without 'Mau Mau': seat "
+                f"{seat} may only pass (accept) or catch seat {self.catchable}",
+            )
+        self.actions.append((seat, PASS))
+        self.log.append(("pass", seat))
+        self._finish(self.catchable)
+
     def _play(self, seat: int, action: Play) -> None:
         card = action.card
         bit = 1 << card
         hand = self.hands[seat]
-        if not hand & bit:
+        suit = action.suit
+        rank = card % 13
+        if not (
+            hand & bit
+            and self.match & bit
+            and not self.pending
+            and self.step == PLAY
+            and (suit is None) is (rank != JACK)
+        ):
+            self._check_play(seat, card, suit)
+        t = self.t
+        hand ^= bit
+        self.hands[seat] = hand
+        self.discard.append(card)
+        if rank == JACK:
+            self.match = t.named[suit]  # type: ignore[index]
+            self.named = suit  # type: ignore[assignment]
+        else:
+            self.match = t.match[card]
+            self.named = -1
+        self.step = PLAY
+        self.drawn = -1
+        self.catchable = -1
+        direction = self.direction
+        if rank == SEVEN:
+            self.pending += t.seven_draw
+            self.turn = (seat + direction) % self.n
+        elif (rank == EIGHT and t.eight_skips) or (rank == ACE and t.ace_skips):
+            self.turn = (seat + 2 * direction) % self.n
+        elif rank == NINE and t.nine_reverses:
+            self.direction = -direction
+            self.turn = (seat - direction) % self.n
+        else:
+            self.turn = (seat + direction) % self.n
+        call = action.call
+        self.log.append(("play", seat, card, -1 if suit is None else suit, call))
+        self.actions.append((seat, action))
+        mode = t.mau_mode
+        if not mode:
+            if not hand:
+                self._finish(seat)
+            return
+        left = hand.bit_count()
+        if left > 1:
+            if call is not None and mode == MAU_AUTO:  # a call when none is due
+                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
+            return
+        due = "mau" if left else "maumau"
+        if mode == MAU_AUTO:
+            if call != due:
+                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
+                if not self.hands[seat]:
+                    self._finish(seat)
+            elif not left:
+                self._finish(seat)
+        elif call != due:  # catch mode: a missing (or wrong) call waits to be caught
+            self.catchable = seat
+            if not left:
+                self.step = WAIT
+        elif not left:
+            self._finish(seat)
+
+    def _check_play(self, seat: int, card: int, suit: int | None) -> None:
+        """Raise the reason a play is refused, or return if it is legal after all (a
+        stacked Seven, the card just drawn)."""
+        if not self.hands[seat] >> card & 1:
             raise IllegalAction("card_not_in_hand", f"seat {seat} does not hold {CODES[card]}")
         rank = card % 13
-        suit = action.suit
         if rank == JACK:
             if suit is None:
                 raise IllegalAction("suit_required", f"a Jack ({CODES[card]}) must name a suit")
-            if suit not in (0, 1, 2, 3):
-                raise IllegalAction("bad_suit", f"{suit!r} is not a suit: name one of C, D, H, S")
         elif suit is not None:
             raise IllegalAction("bad_suit", f"only a Jack names a suit; {CODES[card]} cannot")
         if self.pending:
@@ -367,10 +453,8 @@ class Round:
                     f"after drawing, seat {seat} may play only the card drawn "
                     f"({CODES[self.drawn]}) or pass, not {CODES[card]}",
                 )
-        elif not self.match & bit:
+        elif not self.match >> card & 1:
             raise IllegalAction("card_not_playable", self._why_not_playable(card))
-        self.play(seat, card, -1 if suit is None else suit, action.call)
-        self.actions.append((seat, action))
 
     def _why_not_playable(self, card: int) -> str:
         top = self.discard[-1]
@@ -384,55 +468,6 @@ class Round:
         if top % 13 == JACK:
             return f"{CODES[card]} may not go on the start Jack {CODES[top]}"
         return f"{CODES[card]} matches neither the suit nor the rank of {CODES[top]}"
-
-    def play(self, seat: int, card: int, suit: int, call: str | None) -> None:
-        """Play ``card`` for ``seat`` without checking (the caller has)."""
-        t = self.t
-        hand = self.hands[seat] ^ (1 << card)
-        self.hands[seat] = hand
-        self.discard.append(card)
-        rank = card % 13
-        if rank == JACK:
-            self.match = t.named[suit]
-            self.named = suit
-        else:
-            self.match = t.match[card]
-            self.named = -1
-        self.step = PLAY
-        self.drawn = -1
-        self.catchable = -1
-        direction = self.direction
-        advance = 1
-        if rank == SEVEN:
-            self.pending += t.seven_draw
-        elif (rank == EIGHT and t.eight_skips) or (rank == ACE and t.ace_skips):
-            advance = 2
-        elif rank == NINE and t.nine_reverses:
-            direction = self.direction = -direction
-        self.turn = (seat + direction * advance) % self.n
-        self.log.append(("play", seat, card, suit, call))
-        mode = t.mau_mode
-        if mode == MAU_OFF:
-            if not hand:
-                self._finish(seat)
-            return
-        left = hand.bit_count()
-        due = DUE_CALL[CALL_INDEX[left]]
-        if mode == MAU_AUTO:
-            if call != due:
-                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
-                if not self.hands[seat]:
-                    self._finish(seat)
-            elif not left:
-                self._finish(seat)
-        else:  # catch
-            if due is not None and call != due:
-                self.catchable = seat
-                if not left:
-                    self.step = WAIT
-                    return
-            if not left:
-                self._finish(seat)
 
     def _draw_action(self, seat: int, count: int | None) -> None:
         if self.step == DRAWN:
@@ -458,14 +493,14 @@ class Round:
             )
         if count is not None and count != 1:
             raise IllegalAction("wrong_draw_count", f"seat {seat} must draw 1, not {count}")
-        self.draw_one(seat)
-        self.actions.append((seat, draw_action(1)))
-
-    def draw_one(self, seat: int) -> None:
-        """Draw one card for ``seat`` with nothing pending (unchecked)."""
         self.catchable = -1
-        card = self._draw(seat, 1)[0]
+        stock = self.stock
+        if not stock:
+            self._reshuffle()
+        card = stock.pop()
+        self.hands[seat] |= 1 << card
         self.log.append(("draw", seat, (card,)))
+        self.actions.append((seat, DRAWS[1]))
         if self.match >> card & 1:
             self.step = DRAWN
             self.drawn = card

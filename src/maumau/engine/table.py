@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from maumau.engine.cards import JACK, JACKS, RANK_MASKS, SUIT_MASKS, deck_mask
 from maumau.engine.options import Rules
@@ -31,6 +32,8 @@ class Table:
     mau_mode: int
     penalty_cards: int
     values: tuple[int, ...]
+    #: memo of legal-action tuples, keyed by playable mask, call and draw/pass offer
+    legal_memo: dict[int, tuple[Any, ...]] = field(default_factory=dict, compare=False)
 
 
 @lru_cache(maxsize=256)
