@@ -21,6 +21,7 @@ actions allocates nothing.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from maumau.engine.cards import CARDS, CODES, JACK, SUITS, Card, parse_card, parse_suit
@@ -31,15 +32,15 @@ NO_CALL, MAU, MAUMAU = None, "mau", "maumau"
 CALLS = (NO_CALL, MAU, MAUMAU)
 
 
-class Action:
+class Action(ABC):
     """Base class of the four actions."""
 
     __slots__ = ()
     kind: ClassVar[str] = ""
 
+    @abstractmethod
     def to_json(self, seat: int) -> dict[str, Any]:
         """The record form of this action taken by ``seat``."""
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"parse_action({str(self)!r})"

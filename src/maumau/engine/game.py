@@ -120,9 +120,13 @@ def check_layout(rules: Rules, players: int, layout: Layout) -> None:
 class Game:
     """A whole game of Mau Mau: the rules, the seats, the rounds and the score."""
 
-    def __init__(self, rules: Rules, players: Sequence[str]) -> None:
+    def __init__(
+        self, rules: Rules, players: Sequence[str], options: Mapping[str, Any] | None = None
+    ) -> None:
         rules.check_players(len(players))
         self.rules = rules
+        #: the options as given (a preset name and overrides), for the game's record
+        self.options: dict[str, Any] = dict(options) if options is not None else rules.to_dict()
         self.players: tuple[str, ...] = tuple(players)
         self.n = len(players)
         self.table = table_for(rules)
@@ -133,6 +137,9 @@ class Game:
         self.finished = False
         self.winners: tuple[int, ...] | None = None
         self.draw = False
+        #: what decided the winner: "out" (single, reward), "fewest_points",
+        #: "rounds_won" (the tie-break) or "draw"
+        self.decided_by: str | None = None
         self._state: Round | None = None
         #: counts every accepted action and every deal; a client's "state version"
         self.version = 0
@@ -148,10 +155,13 @@ class Game:
         """A new game.  ``rules`` is a :class:`Rules`, an options mapping or a preset
         name; ``players`` a count or the seat names.  With a ``seed`` (and optionally a
         ``layout``) the first round is dealt at once."""
+        options: Mapping[str, Any] | None = None
         if isinstance(rules, str):
+            options = {"preset": rules}
             rules = Rules.from_preset(rules)
         elif not isinstance(rules, Rules):
-            rules = Rules.from_dict(rules)
+            options = dict(rules or {})
+            rules = Rules.from_dict(options)
         if isinstance(players, int) and not isinstance(players, bool):
             rules.check_players(players)
             names: Sequence[str] = [f"Player {i + 1}" for i in range(players)]
@@ -159,7 +169,7 @@ class Game:
             names = players
         else:
             raise BadOption(f"players: give a count or a list of names, not {players!r}")
-        game = cls(rules, names)
+        game = cls(rules, names, options)
         if seed is not None:
             game.deal(seed, layout)
         return game
@@ -271,26 +281,28 @@ class Game:
             )
         )
         limit = rules.effective_limit
-        if mode == "single":
-            self._end((out,))
-        elif mode == "reward":
-            if self.totals[out] >= limit:
-                self._end((out,))
+        if mode == "single" or (mode == "reward" and self.totals[out] >= limit):
+            self._end((out,), "out")
         elif (mode == "penalty" and max(self.totals) >= limit) or (
             mode == "deals" and len(self.results) >= rules.deals
         ):
-            self._end(self._fewest_points())
+            self._end_on_fewest_points()
 
-    def _fewest_points(self) -> tuple[int, ...]:
+    def _end_on_fewest_points(self) -> None:
         low = min(self.totals)
         tied = [s for s in range(self.n) if self.totals[s] == low]
+        if len(tied) == 1:
+            self._end((tied[0],), "fewest_points")
+            return
         most = max(self.rounds_won[s] for s in tied)
-        return tuple(s for s in tied if self.rounds_won[s] == most)
+        winners = tuple(s for s in tied if self.rounds_won[s] == most)
+        self._end(winners, "rounds_won" if len(winners) == 1 else "draw")
 
-    def _end(self, winners: tuple[int, ...]) -> None:
+    def _end(self, winners: tuple[int, ...], decided_by: str) -> None:
         self.finished = True
         self.winners = winners
         self.draw = len(winners) > 1
+        self.decided_by = decided_by
 
     def view(self, seat: int | None) -> SeatView:
         """What ``seat`` may see (``None``: a spectator); see :mod:`maumau.engine.view`."""

@@ -1,0 +1,51 @@
+"""Imports point one way: the engine is pure and imports nothing outside itself."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ENGINE = Path(__file__).resolve().parents[1] / "src" / "maumau" / "engine"
+
+# the engine may use only these standard-library modules: no I/O, no clock, no asyncio
+ALLOWED_STDLIB = {
+    "__future__",
+    "abc",
+    "collections",
+    "dataclasses",
+    "functools",
+    "hashlib",
+    "itertools",
+    "json",
+    "random",
+    "typing",
+}
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_engine_imports_only_itself_and_pure_stdlib() -> None:
+    files = sorted(ENGINE.glob("*.py"))
+    assert files, "the engine package exists"
+    for path in files:
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if name.startswith("maumau."):
+                assert name.startswith("maumau.engine"), f"{path.name} imports {name}"
+            else:
+                assert top in ALLOWED_STDLIB, f"{path.name} imports {name}: not pure"
+
+
+def test_engine_uses_no_global_randomness() -> None:
+    for path in sorted(ENGINE.glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        for banned in ("random.random(", "random.shuffle(", "random.choice(", "time.", "os."):
+            assert banned not in text, f"{path.name} uses {banned}"
