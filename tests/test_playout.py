@@ -21,12 +21,12 @@ from maumau.engine.playout import random_playout
 from maumau.engine.round import DRAWN, OVER, Round
 
 
-def reference_playout(state: Round, rng: random.Random) -> int:
+def reference_playout(state: Round, rng: random.Random, eager: bool = False) -> int:
     count = 0
     while state.step != OVER:
         acts = state.legal_actions()
         if state.step == DRAWN:
-            if rng.random() * len(acts) < 1.0:
+            if not eager and rng.random() * len(acts) < 1.0:
                 state.apply(Pass())
             elif state.drawn % 13 == JACK:
                 play = acts[0]
@@ -42,6 +42,8 @@ def reference_playout(state: Round, rng: random.Random) -> int:
         rest = [a for a in acts if isinstance(a, Draw | Pass)]
         ordered = plain + jacks + rest
         assert len(ordered) == len(acts), "only plays, a draw or a pass for the seat to move"
+        if eager and plays:  # an eager player plays whenever it can
+            ordered = plain + jacks
         state.apply(ordered[int(rng.random() * len(ordered))])
         count += 1
     return count
@@ -70,8 +72,9 @@ def _snapshot(state: Round) -> tuple[Any, ...]:
     )
 
 
+@pytest.mark.parametrize("eager", [False, True])
 @pytest.mark.parametrize(("options", "players"), list(product(OPTION_SETS, (2, 3, 4))))
-def test_playout_matches_reference(options: dict[str, Any], players: int) -> None:
+def test_playout_matches_reference(options: dict[str, Any], players: int, eager: bool) -> None:
     for seed in range(40):
         game = Game.new(options, players=players, seed=seed)
         pre = random.Random(seed)
@@ -85,8 +88,8 @@ def test_playout_matches_reference(options: dict[str, Any], players: int) -> Non
             continue
         fast = game.round.copy(random.Random(seed), history=False)
         slow = game.round.copy(random.Random(seed), history=False)
-        n_fast = random_playout(fast, random.Random(1000 + seed))
-        n_slow = reference_playout(slow, random.Random(1000 + seed))
+        n_fast = random_playout(fast, random.Random(1000 + seed), eager=eager)
+        n_slow = reference_playout(slow, random.Random(1000 + seed), eager)
         assert fast.step == OVER
         assert _snapshot(fast) == _snapshot(slow), f"seed {seed}"
         assert n_fast == n_slow

@@ -22,10 +22,16 @@ from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
 _NINE, _EIGHT, _SEVEN, _ACE = 7, 6, 5, 12
 
 
-def random_playout(state: Round, rng: random.Random, max_actions: int = 1_000_000) -> int:
+def random_playout(
+    state: Round, rng: random.Random, max_actions: int = 1_000_000, *, eager: bool = False
+) -> int:
     """Play ``state`` to the end of its round with random legal actions chosen by
     ``rng`` (reshuffles still use the round's own generator).  Returns the number of
-    actions applied; the round is over afterwards unless ``max_actions`` ran out."""
+    actions applied; the round is over afterwards unless ``max_actions`` ran out.
+
+    With ``eager`` the players are less aimless: whoever can play a card plays one
+    (chosen uniformly among the plays) and never draws instead, a drawn playable card is
+    always played, and a threatened player with a Seven always stacks it."""
     step = state.step
     if step == OVER:
         return 0
@@ -63,7 +69,7 @@ def random_playout(state: Round, rng: random.Random, max_actions: int = 1_000_00
     if step == DRAWN:  # finish the turn of a seat that drew a playable card
         card = state.drawn
         # legal: play the drawn card (once, or once per suit for a Jack) or pass
-        if rand() * (5 if card % 13 == JACK else 2) < 1.0:
+        if not eager and rand() * (5 if card % 13 == JACK else 2) < 1.0:
             card = -1  # pass
             seat = (seat + direction) % n
         actions += 1
@@ -75,7 +81,7 @@ def random_playout(state: Round, rng: random.Random, max_actions: int = 1_000_00
                 m = hand & SEVENS if stacking else 0
                 avail = len(stock) + len(discard) - 1
                 k = m.bit_count() + 1
-                r = int(rand() * k)
+                r = int(rand() * (k - 1 if eager and m else k))
                 actions += 1
                 if r == k - 1:  # draw the pending sum (or what there is)
                     take = pending if pending < avail else avail
@@ -102,7 +108,7 @@ def random_playout(state: Round, rng: random.Random, max_actions: int = 1_000_00
                 a = plain.bit_count()
                 k = a + 4 * (m & JACKS).bit_count()
                 avail = len(stock) + len(discard) - 1
-                draw_ok = avail and (draw_when_able or not m)
+                draw_ok = avail and (not m if eager else draw_when_able or not m)
                 r = int(rand() * (k + 1 if draw_ok or not m else k))
                 actions += 1
                 if r >= k:
@@ -119,7 +125,7 @@ def random_playout(state: Round, rng: random.Random, max_actions: int = 1_000_00
                     hands[seat] = hand | (1 << drawn)
                     if match >> drawn & 1:
                         # drew a playable card: play it (a Jack counts four times) or pass
-                        if rand() * (5 if drawn % 13 == JACK else 2) >= 1.0:
+                        if eager or rand() * (5 if drawn % 13 == JACK else 2) >= 1.0:
                             card = drawn
                             actions += 1
                             continue

@@ -51,10 +51,11 @@ STEP_NAMES = ("play", "drawn", "wait", "over")
 CALL_INDEX = (2, 1) + (0,) * 60
 CATCHES = tuple(Catch(s) for s in range(8))
 
-# Log entries are tuples; the first item says what happened:
-#   ("play", seat, card, suit|-1, call)    ("draw", seat, (cards...))
-#   ("penalty", seat, (cards...))          ("pass", seat)
+# The public log: tuples whose first item says what happened.
+#   ("play", seat, card, suit|-1, call)    ("draw", seat, count)
+#   ("penalty", seat, count)               ("pass", seat)
 #   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
+# What was drawn is kept apart, in ``Round.private``: (log index, seat, cards).
 LogEntry = tuple[Any, ...]
 
 
@@ -100,6 +101,7 @@ class Round:
         "named",
         "out",
         "pending",
+        "private",
         "rng",
         "step",
         "stock",
@@ -124,6 +126,7 @@ class Round:
     leader: int
     rng: random.Random
     log: list[LogEntry]
+    private: list[tuple[int, int, tuple[int, ...]]]
     actions: list[tuple[int, Action]]
 
     # --- construction ----------------------------------------------------------------
@@ -185,6 +188,54 @@ class Round:
         r.out = -1
         r.rng = rng
         r.log = []
+        r.private = []
+        r.actions = []
+        return r
+
+    @classmethod
+    def from_parts(
+        cls,
+        table: Table,
+        *,
+        hands: list[int],
+        stock: list[int],
+        discard: list[int],
+        named: int,
+        pending: int,
+        direction: int,
+        turn: int,
+        leader: int,
+        step: int,
+        drawn: int,
+        catchable: int,
+        rng: random.Random,
+    ) -> Round:
+        """A round rebuilt from its parts: ``hands`` as bitmasks, ``stock`` with the next
+        card to draw LAST, ``discard`` oldest first.  Search bots use this to set up a
+        world sampled from what their seat knows; nothing is checked."""
+        r = cls.__new__(cls)
+        r.t = table
+        r.n = len(hands)
+        r.hands = hands
+        r.stock = stock
+        r.discard = discard
+        top = discard[-1]
+        if top % 13 != JACK:
+            r.match = table.match[top]
+        else:
+            r.match = table.named[named] if named >= 0 else table.start_jack
+        r.named = named
+        r.pending = pending
+        r.direction = direction
+        r.turn = turn
+        r.leader = leader
+        r.step = step
+        r.drawn = drawn
+        r.catchable = catchable
+        r.out = -1
+        r.rng = rng
+        r.log = []
+        r.private = []
         r.actions = []
         return r
 
@@ -214,9 +265,11 @@ class Round:
         r.rng = rng
         if history:
             r.log = self.log[:]
+            r.private = self.private[:]
             r.actions = self.actions[:]
         else:
             r.log = []
+            r.private = []
             r.actions = []
         return r
 
@@ -411,12 +464,12 @@ class Round:
         left = hand.bit_count()
         if left > 1:
             if call is not None and mode == MAU_AUTO:  # a call when none is due
-                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
+                self._log_draw("penalty", seat, self._draw(seat, t.penalty_cards))
             return
         due = "mau" if left else "maumau"
         if mode == MAU_AUTO:
             if call != due:
-                self.log.append(("penalty", seat, self._draw(seat, t.penalty_cards)))
+                self._log_draw("penalty", seat, self._draw(seat, t.penalty_cards))
                 if not self.hands[seat]:
                     self._finish(seat)
             elif not left:
@@ -481,7 +534,7 @@ class Round:
             if count is not None and count != due:
                 raise IllegalAction("wrong_draw_count", f"seat {seat} must draw {due}, not {count}")
             self.pending = 0
-            self.log.append(("draw", seat, self._draw(seat, due)))
+            self._log_draw("draw", seat, self._draw(seat, due))
             self.turn = (seat + self.direction) % self.n
             self.actions.append((seat, draw_action(due)))
             return
@@ -499,7 +552,8 @@ class Round:
             self._reshuffle()
         card = stock.pop()
         self.hands[seat] |= 1 << card
-        self.log.append(("draw", seat, (card,)))
+        self.private.append((len(self.log), seat, (card,)))
+        self.log.append(("draw", seat, 1))
         self.actions.append((seat, DRAWS[1]))
         if self.match >> card & 1:
             self.step = DRAWN
@@ -539,7 +593,7 @@ class Round:
             raise IllegalAction("nothing_to_catch", f"seat {seat} cannot catch itself")
         self.catchable = -1
         self.log.append(("catch", seat, target))
-        self.log.append(("penalty", target, self._draw(target, self.t.penalty_cards)))
+        self._log_draw("penalty", target, self._draw(target, self.t.penalty_cards))
         self.actions.append((seat, CATCHES[target]))
         if self.step == WAIT:
             if self.hands[target]:
@@ -563,6 +617,11 @@ class Round:
             hand |= 1 << card
         self.hands[seat] = hand
         return tuple(got)
+
+    def _log_draw(self, kind: str, seat: int, cards: tuple[int, ...]) -> None:
+        """Log a draw in public as a count; the cards go to the drawer's private log."""
+        self.private.append((len(self.log), seat, cards))
+        self.log.append((kind, seat, len(cards)))
 
     def _reshuffle(self) -> None:
         discard = self.discard

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from maumau.engine.cards import CARDS, CODES, SUITS, Card, cards_of
+from maumau.engine.options import Rules
 from maumau.engine.round import OVER, STEP_NAMES, LogEntry
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ class SeatView:
 
     seat: int | None
     players: tuple[str, ...]
+    #: the game's options (public; not repeated in :meth:`to_json`)
+    rules: Rules
     round: int
     leader: int
     step: str
@@ -44,12 +47,20 @@ class SeatView:
     drawn: Card | None
     #: the seat whose missing call may be caught now, if any
     catchable: int | None
-    log: tuple[dict[str, Any], ...]
+    #: the round's public log (see :mod:`maumau.engine.round`): draws as counts
+    log: tuple[LogEntry, ...]
+    #: what this seat drew: (log index, cards) for each of its draws this round
+    my_draws: tuple[tuple[int, tuple[int, ...]], ...]
     out: int | None
     #: every hand, only once the round is over
     hands: tuple[tuple[Card, ...], ...] | None
     finished: bool
     winners: tuple[int, ...] | None
+
+    def log_json(self, start: int = 0) -> list[dict[str, Any]]:
+        """The log from entry ``start`` on as JSON, with this seat's drawn cards."""
+        mine = dict(self.my_draws)
+        return [entry_json(e, mine.get(i)) for i, e in enumerate(self.log) if i >= start]
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with cards as codes."""
@@ -72,7 +83,7 @@ class SeatView:
             "discard": [str(c) for c in self.discard],
             "drawn": None if self.drawn is None else str(self.drawn),
             "catchable": self.catchable,
-            "log": list(self.log),
+            "log": self.log_json(),
             "out": self.out,
             "hands": None if self.hands is None else [[str(c) for c in h] for h in self.hands],
             "finished": self.finished,
@@ -80,8 +91,8 @@ class SeatView:
         }
 
 
-def public_entry(entry: LogEntry, seat: int | None) -> dict[str, Any]:
-    """A log entry as ``seat`` may see it: other seats' drawn cards become counts."""
+def entry_json(entry: LogEntry, cards: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """A public log entry as JSON; ``cards`` adds what was drawn (for the drawer only)."""
     kind = entry[0]
     if kind == "play":
         out: dict[str, Any] = {"seat": entry[1], "play": CODES[entry[2]]}
@@ -91,9 +102,9 @@ def public_entry(entry: LogEntry, seat: int | None) -> dict[str, Any]:
             out["call"] = entry[4]
         return out
     if kind in ("draw", "penalty"):
-        out = {"seat": entry[1], kind: len(entry[2])}
-        if entry[1] == seat:
-            out["cards"] = [CODES[c] for c in entry[2]]
+        out = {"seat": entry[1], kind: entry[2]}
+        if cards is not None:
+            out["cards"] = [CODES[c] for c in cards]
         return out
     if kind == "pass":
         return {"seat": entry[1], "pass": True}
@@ -114,6 +125,7 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
     return SeatView(
         seat=seat,
         players=game.players,
+        rules=game.rules,
         round=game.round_index,
         leader=state.leader,
         step=STEP_NAMES[state.step],
@@ -130,7 +142,8 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         discard=tuple(CARDS[c] for c in state.discard),
         drawn=CARDS[state.drawn] if state.drawn >= 0 and seat == state.turn else None,
         catchable=state.catchable if state.catchable >= 0 else None,
-        log=tuple(public_entry(e, seat) for e in state.log),
+        log=tuple(state.log),
+        my_draws=tuple((i, cards) for i, who, cards in state.private if who == seat),
         out=state.out if over else None,
         hands=tuple(cards_of(h) for h in hands) if over else None,
         finished=game.finished,
