@@ -14,9 +14,9 @@ object                    notation                   record form (with ``"seat"`
 ``Catch(seat)``           ``catch 2``                ``{"catch": 2}``
 ========================  =========================  ====================================
 
-``str(action)`` and :func:`parse_action` round-trip, as do :meth:`Action.to_json` and
-:func:`action_from_json`.  The engine hands out interned instances, so listing legal
-actions allocates nothing.
+``str(action)`` and :func:`parse_action` round-trip; :meth:`Action.to_json` gives the
+record form, which :mod:`maumau.engine.record` reads back.  The engine hands out
+interned instances, so listing legal actions allocates nothing.
 """
 
 from __future__ import annotations

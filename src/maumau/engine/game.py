@@ -120,13 +120,9 @@ def check_layout(rules: Rules, players: int, layout: Layout) -> None:
 class Game:
     """A whole game of Mau Mau: the rules, the seats, the rounds and the score."""
 
-    def __init__(
-        self, rules: Rules, players: Sequence[str], options: Mapping[str, Any] | None = None
-    ) -> None:
+    def __init__(self, rules: Rules, players: Sequence[str]) -> None:
         rules.check_players(len(players))
         self.rules = rules
-        #: the options as given (a preset name and overrides), for the game's record
-        self.options: dict[str, Any] = dict(options) if options is not None else rules.to_dict()
         self.players: tuple[str, ...] = tuple(players)
         self.n = len(players)
         self.table = table_for(rules)
@@ -155,13 +151,10 @@ class Game:
         """A new game.  ``rules`` is a :class:`Rules`, an options mapping or a preset
         name; ``players`` a count or the seat names.  With a ``seed`` (and optionally a
         ``layout``) the first round is dealt at once."""
-        options: Mapping[str, Any] | None = None
         if isinstance(rules, str):
-            options = {"preset": rules}
             rules = Rules.from_preset(rules)
         elif not isinstance(rules, Rules):
-            options = dict(rules or {})
-            rules = Rules.from_dict(options)
+            rules = Rules.from_dict(rules)
         if isinstance(players, int) and not isinstance(players, bool):
             rules.check_players(players)
             names: Sequence[str] = [f"Player {i + 1}" for i in range(players)]
@@ -169,7 +162,7 @@ class Game:
             names = players
         else:
             raise BadOption(f"players: give a count or a list of names, not {players!r}")
-        game = cls(rules, names, options)
+        game = cls(rules, names)
         if seed is not None:
             game.deal(seed, layout)
         return game

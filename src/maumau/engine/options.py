@@ -133,7 +133,7 @@ def _int_range(low: int, high: int) -> Any:
 
 def _choice(*allowed: Any) -> Any:
     def check(key: str, value: object) -> Any:
-        if isinstance(value, bool) or value not in allowed:
+        if not any(type(value) is type(a) and value == a for a in allowed):
             shown = ", ".join(repr(a) if isinstance(a, str) else str(a) for a in allowed)
             raise BadOption(f"{key}: must be one of {shown}, not {value!r}")
         return value

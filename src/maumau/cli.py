@@ -1,0 +1,172 @@
+"""The ``maumau`` command line (see ``docs/record.md`` for the record commands).
+
+Each subcommand is one small function taking the parsed arguments and returning the
+exit status; :func:`build_parser` wires them up.  Exit statuses:
+
+* ``0`` -- done;
+* ``1`` -- the engine refused the input (an illegal action, a bad option, card or
+  layout inside a record: the error object is printed);
+* ``2`` -- the input was unusable: not a record at all, an unreadable file, a bad
+  command line (argparse's own convention) or a bad ``--preset`` / ``--set`` value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from maumau import __version__
+from maumau.engine.errors import EngineError
+from maumau.engine.options import PRESETS, Rules
+from maumau.engine.record import RecordFormatError, dumps_json, parse_record
+from maumau.engine.replay import replay_report
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _print_json(value: Any) -> None:
+    sys.stdout.write(dumps_json(value))
+
+
+def _complain(message: str) -> None:
+    print(f"maumau: {message}", file=sys.stderr)
+
+
+def _read_input(name: str) -> bytes:
+    """The bytes of file ``name``, or of standard input for ``-``."""
+    if name == "-":
+        stream: Any = sys.stdin
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode()
+        return bytes(data)
+    with open(name, "rb") as handle:
+        return handle.read()
+
+
+# --- subcommands ----------------------------------------------------------------------
+
+
+def cmd_record_replay(args: argparse.Namespace) -> int:
+    """Replay a record and print the report (or the error object)."""
+    name: str = args.file
+    shown = "standard input" if name == "-" else name
+    try:
+        data = _read_input(name)
+    except OSError as exc:
+        message = f"cannot read {shown}: {exc.strerror or exc}"
+        _print_json({"ok": False, "error": {"code": "cannot_read", "message": message}})
+        _complain(message)
+        return 2
+    try:
+        report = replay_report(parse_record(data))
+    except RecordFormatError as exc:
+        message = f"{shown} is not a game record: {exc.message}"
+        _print_json({"ok": False, "error": {"code": exc.code, "message": message}})
+        _complain(message)
+        return 2
+    _print_json(report)
+    if not report["ok"]:
+        error = report["error"]
+        where = "" if error["round"] is None else f"round {error['round']}"
+        if error["action"] is not None:
+            where += f", action {error['action']}"
+        _complain(f"{shown}: {where + ': ' if where else ''}{error['code']}: {error['message']}")
+        return 1
+    return 0
+
+
+def _option_value(text: str) -> object:
+    """A ``--set`` value: JSON if it reads as JSON (``true``, ``32``), else the text."""
+    try:
+        value: object = json.loads(text)
+    except ValueError:
+        return text
+    return value
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """Print the effective options of a preset plus ``--set`` overrides."""
+    options: dict[str, object] = {}
+    if args.preset is not None:
+        options["preset"] = args.preset
+    for item in args.set:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            _complain(f"--set {item!r}: write key=value, e.g. --set ace_skips=true")
+            return 2
+        options[key.strip()] = _option_value(text.strip())
+    try:
+        rules = Rules.from_dict(options)
+    except EngineError as exc:
+        _complain(exc.message)
+        return 2
+    print(json.dumps(rules.to_dict(), indent=2))
+    return 0
+
+
+# --- wiring -----------------------------------------------------------------------
+
+
+def _usage(parser: argparse.ArgumentParser) -> Command:
+    """A handler for a command given without its subcommand: help on stderr, status 2."""
+
+    def handler(args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return handler
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="maumau", description="Mau Mau: rules engine and game records."
+    )
+    parser.add_argument("--version", action="version", version=f"maumau {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    record = commands.add_parser("record", help="work with game records")
+    record_commands = record.add_subparsers(dest="record_command", metavar="SUBCOMMAND")
+    record.set_defaults(handler=_usage(record))
+    replay = record_commands.add_parser(
+        "replay",
+        help="replay a record and print the report as JSON",
+        description="Replay a game record and print its report as JSON. Exit status: "
+        "0 replayed, 1 the engine refused an action, option, card or layout "
+        "(error object printed), 2 not a record or unreadable.",
+    )
+    replay.add_argument("file", metavar="FILE", help="the record file, or - for standard input")
+    replay.set_defaults(handler=cmd_record_replay)
+
+    rules = commands.add_parser(
+        "rules",
+        help="print the effective options as JSON",
+        description="Print every option key with its effective value. "
+        "Exit status 2 (message on stderr) for an unknown preset, key or value.",
+    )
+    rules.add_argument("--preset", metavar="NAME", help=f"one of: {', '.join(PRESETS)}")
+    rules.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override one option; VALUE is read as JSON (true, 32), else as text",
+    )
+    rules.set_defaults(handler=cmd_rules)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    handler: Command = getattr(args, "handler", _usage(parser))
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
