@@ -195,8 +195,8 @@ class Round(Moves):
         r.drawn = self.drawn
         r.catchable = self.catchable
         r.out = self.out
-        if rng is None:
-            rng = random.Random()
+        if rng is None:  # an exact clone (without seeding a generator only to overwrite it)
+            rng = random.Random.__new__(random.Random)
             rng.setstate(self.rng.getstate())
         r.rng = rng
         if history:
