@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from maumau import __version__
+from maumau.cli_bots import add_commands as add_bot_commands
 from maumau.engine.errors import EngineError
 from maumau.engine.options import PRESETS, Rules
 from maumau.engine.record import RecordFormatError, dumps_json, parse_record
@@ -121,7 +122,7 @@ def _usage(parser: argparse.ArgumentParser) -> Command:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="maumau", description="Mau Mau: rules engine and game records."
+        prog="maumau", description="Mau Mau: rules engine, game records and bots."
     )
     parser.add_argument("--version", action="version", version=f"maumau {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -154,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="override one option; VALUE is read as JSON (true, 32), else as text",
     )
     rules.set_defaults(handler=cmd_rules)
+    add_bot_commands(commands)
     return parser
 
 

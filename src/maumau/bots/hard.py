@@ -1,0 +1,161 @@
+"""The ``hard`` level: information-set Monte Carlo search.
+
+For each decision the bot samples worlds consistent with what its seat knows
+(:mod:`maumau.bots.world`); in each world it tries its candidate actions and plays the
+round out with a fast heuristic playout (:mod:`maumau.bots.rollout`), all candidates
+with the same luck, and it halves the candidates between phases (successive halving)
+so that the budget goes to the close calls.  The reward scores the round's end the way the
+game's scoring mode does: going out in ``single``, penalty points relative to the others
+(and the match result when the round would end the match) in ``penalty`` and
+``deals``, points gained in ``reward``.  The budget is a number of simulations, so the
+same seed gives the same decisions; ``time_limit`` adds a cap in seconds for live play.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from itertools import cycle
+
+from maumau.bots.base import Bot
+from maumau.bots.rollout import heuristic_playout
+from maumau.bots.world import WorldSampler
+from maumau.engine import Action, Catch, SeatView
+from maumau.engine.round import OVER, Round
+from maumau.engine.table import table_for
+
+DEFAULT_SIMULATIONS = 1000
+#: random numbers drawn per sampled world, shared by the candidates' playouts
+LUCK = 96
+
+
+class HardBot(Bot):
+    """Runs ``simulations`` playouts per decision over worlds sampled from its view."""
+
+    level = "hard"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        time_limit: float | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if simulations < 1:
+            raise ValueError(f"simulations must be at least 1, not {simulations}")
+        self.simulations = simulations
+        self.time_limit = time_limit
+        #: simulations run for the last decision (0 when there was nothing to weigh)
+        self.last_simulations = 0
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        self.last_simulations = 0
+        catch = next((a for a in legal if isinstance(a, Catch)), None)
+        if catch is not None:  # a catch only ever costs the offender
+            return catch
+        if len(legal) == 1:
+            return legal[0]
+        return legal[self._search(view, legal)]
+
+    def _search(self, view: SeatView, legal: Sequence[Action]) -> int:
+        """Successive halving over paired simulations: every surviving candidate is
+        played out in the same sampled worlds with the same stream of luck, so that the
+        comparison between them measures the action and not the deal."""
+        seat = view.seat
+        assert seat is not None
+        sampler = WorldSampler(view)
+        evaluate = reward_function(view)
+        weight = 0.1 if view.rules.scoring == "single" else 1.0
+        rng = self.rng
+        random = rng.random
+        candidates = list(range(len(legal)))
+        totals = [0.0] * len(legal)
+        deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
+        phases = max(1, math.ceil(math.log2(len(candidates))))
+        budget = self.simulations
+        sims = 0
+        for phase in range(phases):
+            share = (budget - sims) // (phases - phase)
+            worlds = max(1, share // len(candidates))
+            for _ in range(worlds):
+                if sims + len(candidates) > budget:
+                    break
+                world = sampler.sample(rng)
+                luck = [random() for _ in range(LUCK)]
+                for i in candidates:
+                    trial = world.copy(rng, history=False)
+                    trial.apply(legal[i], seat)
+                    if trial.step != OVER:
+                        heuristic_playout(trial, cycle(luck).__next__, 500, value_weight=weight)
+                    totals[i] += evaluate(trial)
+                sims += len(candidates)
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+            if len(candidates) > 1:
+                candidates.sort(key=lambda i: -totals[i])
+                candidates = candidates[: max(1, (len(candidates) + 1) // 2)]
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        self.last_simulations = sims
+        return max(candidates, key=lambda i: totals[i])
+
+
+def reward_function(view: SeatView) -> Callable[[Round], float]:
+    """How good the end of a (simulated) round is for ``view.seat``, in [0, 1]."""
+    seat = view.seat
+    assert seat is not None
+    rules = view.rules
+    values = table_for(rules).values
+    mode = rules.scoring
+    limit = rules.effective_limit
+    totals = view.totals
+    n = len(view.counts)
+    others = [s for s in range(n) if s != seat]
+    last_deal = mode == "deals" and view.round + 1 >= rules.deals
+
+    def hand_values(world: Round) -> list[int]:
+        out = []
+        for hand in world.hands:
+            total = 0
+            while hand:
+                low = hand & -hand
+                total += values[low.bit_length() - 1]
+                hand ^= low
+            out.append(total)
+        return out
+
+    def single(world: Round) -> float:
+        if world.step == OVER:
+            return 1.0 if world.out == seat else 0.0
+        counts = [h.bit_count() for h in world.hands]  # cut short: fewest cards is best
+        return 0.5 if counts[seat] <= min(counts) else 0.0
+
+    def penalty(world: Round) -> float:
+        vals = hand_values(world)
+        if world.step != OVER:
+            vals = [v + 5 * h.bit_count() for v, h in zip(vals, world.hands, strict=True)]
+        after = [t + v for t, v in zip(totals, vals, strict=True)]
+        if last_deal or (mode == "penalty" and max(after) >= limit):
+            rival = min(after[s] for s in others)
+            return 1.0 if after[seat] < rival else 0.5 if after[seat] == rival else 0.0
+        mean_other = sum(vals[s] for s in others) / len(others)
+        lead = min(after[s] for s in others) - after[seat]
+        return 0.5 + 0.35 * math.tanh((mean_other - vals[seat]) / 30) + 0.15 * math.tanh(lead / 60)
+
+    def reward(world: Round) -> float:
+        if world.step != OVER:
+            return 0.5
+        gain = sum(hand_values(world))
+        out = world.out
+        if totals[out] + gain >= limit:
+            return 1.0 if out == seat else 0.0
+        mine = gain if out == seat else 0
+        best_other = gain if out != seat else 0
+        return 0.5 + 0.5 * math.tanh((mine - best_other) / 40)
+
+    if mode == "single":
+        return single
+    if mode == "reward":
+        return reward
+    return penalty

@@ -1,0 +1,162 @@
+"""A fast heuristic playout: every seat plays roughly as the ``normal`` bot does.
+
+Search is only as good as its model of how the round goes on.  Uniform random players
+draw when they could play and waste their Jacks; this playout instead has every seat
+play whenever it can, shed its most expensive card (when cards left in hand cost
+points) while keeping a suit it can follow up with, save Jacks until nothing else
+fits, hit a neighbour who is close to going out with a Seven or a skip, stack Sevens,
+and name the suit it holds most.  A little noise keeps the playouts varied.  It works
+on the :class:`Round` internals in one loop, like :func:`maumau.engine.playout.random_playout`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from maumau.engine.cards import JACK, JACKS, SEVENS, SUIT_MASKS
+from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
+
+_SEVEN, _EIGHT, _NINE, _ACE = 5, 6, 7, 12
+
+
+def heuristic_playout(
+    state: Round,
+    rand: Callable[[], float],
+    max_actions: int = 1000,
+    *,
+    value_weight: float = 1.0,
+    noise: float = 4.0,
+) -> int:
+    """Play ``state`` in place to the end of its round (or ``max_actions``); returns the
+    number of actions.  ``rand`` gives the noise (floats in [0, 1): ``rng.random``, or
+    a replayable stream so that several playouts see the same luck); reshuffles use the
+    round's own generator.  ``value_weight`` is how much shedding points matters (0 when
+    cards left cost nothing)."""
+    if state.step == OVER:
+        return 0
+    if state.step == WAIT:  # an accepting seat passes: the player has gone out
+        state.out, state.step, state.catchable, state.pending = state.catchable, OVER, -1, 0
+        return 1
+    t = state.t
+    match_of, named_of, values = t.match, t.named, t.values
+    seven_draw, stacking = t.seven_draw, t.stacking
+    eight_skips, ace_skips, nine_reverses = t.eight_skips, t.ace_skips, t.nine_reverses
+    shuffle = state.rng.shuffle
+    hands, stock, discard = state.hands, state.stock, state.discard
+    n = state.n
+    match, named, pending, direction = state.match, state.named, state.pending, state.direction
+    seat = state.turn
+    actions = 0
+    out = -1
+    card = state.drawn if state.step == DRAWN else -1
+
+    while actions < max_actions:
+        actions += 1
+        hand = hands[seat]
+        if card < 0:
+            if pending:
+                sevens = hand & SEVENS if stacking else 0
+                if sevens:
+                    card = (sevens & -sevens).bit_length() - 1
+                else:
+                    for _ in range(pending):
+                        if not stock:
+                            if len(discard) < 2:
+                                break
+                            pile = discard[:-1]
+                            del discard[:-1]
+                            shuffle(pile)
+                            pile.reverse()
+                            stock.extend(pile)
+                        hand |= 1 << stock.pop()
+                    hands[seat] = hand
+                    pending = 0
+                    seat = (seat + direction) % n
+                    continue
+            else:
+                m = hand & match
+                plain = m & ~JACKS
+                if plain:
+                    nxt = (seat + direction) % n
+                    close = hands[nxt].bit_count() <= 2
+                    best = -1e9
+                    while plain:
+                        low = plain & -plain
+                        c = low.bit_length() - 1
+                        plain ^= low
+                        score = (
+                            values[c] * value_weight
+                            + 2.0 * (hand & SUIT_MASKS[c // 13]).bit_count()
+                            + rand() * noise
+                        )
+                        rank = c % 13
+                        if close and (
+                            rank == _SEVEN
+                            or (rank == _EIGHT and eight_skips)
+                            or (rank == _ACE and ace_skips)
+                        ):
+                            score += 25.0
+                        if score > best:
+                            best, card = score, c
+                elif m:
+                    card = (m & -m).bit_length() - 1
+                else:
+                    if len(stock) + len(discard) < 2:  # nothing to play or draw: pass
+                        seat = (seat + direction) % n
+                        continue
+                    if not stock:
+                        pile = discard[:-1]
+                        del discard[:-1]
+                        shuffle(pile)
+                        pile.reverse()
+                        stock.extend(pile)
+                    drawn = stock.pop()
+                    hands[seat] = hand | (1 << drawn)
+                    if match >> drawn & 1:
+                        card = drawn  # play the drawn card in the next step
+                        continue
+                    seat = (seat + direction) % n
+                    continue
+        # --- play ``card`` for ``seat`` ---
+        hand = hands[seat] ^ (1 << card)
+        hands[seat] = hand
+        discard.append(card)
+        if not hand:
+            out = seat
+            pending = 0
+            break
+        rank = card % 13
+        if rank == JACK:
+            rest = hand & ~JACKS
+            suit = card // 13
+            most = -1
+            for s in range(4):
+                k = (rest & SUIT_MASKS[s]).bit_count()
+                if k > most:
+                    most, suit = k, s
+            match = named_of[suit]
+            named = suit
+        else:
+            match = match_of[card]
+            named = -1
+            if rank == _SEVEN:
+                pending += seven_draw
+            elif (rank == _EIGHT and eight_skips) or (rank == _ACE and ace_skips):
+                seat = (seat + direction) % n
+            elif rank == _NINE and nine_reverses:
+                direction = -direction
+        seat = (seat + direction) % n
+        card = -1
+
+    state.match, state.named, state.pending, state.direction = match, named, pending, direction
+    state.catchable = -1
+    state.drawn = -1
+    if out >= 0:
+        state.out = out
+        state.step = OVER
+    else:
+        state.turn = seat
+        state.step = PLAY
+        if card >= 0:
+            state.step, state.drawn = DRAWN, card
+    return actions

@@ -1,0 +1,226 @@
+"""Computer players: legal, reproducible, blind to what their seat may not see."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from maumau.bots import LEVELS, Bot, HardBot, make_bot
+from maumau.bots import hard as hard_module
+from maumau.bots.match import play_match
+from maumau.bots.tournament import labels_for, run_tournament, wilson
+from maumau.cli import main
+from maumau.engine import Action, Card, Game, Rules, SeatView
+from maumau.engine.record import parse_record
+from maumau.engine.replay import record_of, replay_report
+
+OPTION_SETS: list[dict[str, Any]] = [
+    {"preset": "penalty-100"},
+    {"preset": "traditional"},
+    {"preset": "gamerules"},
+    {"scoring": "deals", "deals": 2, "draw_when_able": False, "seven_draw": 3},
+    {"jack_on_jack": True, "mau_penalty": "catch", "ace_skips": True, "nine_reverses": True},
+    {"mau_penalty": "off", "seven_stacking": False, "eight_skips": False, "hand_size": 7},
+    {"deck": 32, "hand_size": 3, "scoring": "reward", "limit": 50, "card_values": "traditional"},
+]
+
+
+class Recorder(Bot):
+    """Wraps a bot and checks every call it gets and every answer it gives."""
+
+    level = "recorder"
+
+    def __init__(self, inner: Bot) -> None:
+        super().__init__(0)
+        self.inner = inner
+        self.calls = 0
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        self.calls += 1
+        _assert_blind(view)
+        return self.inner.choose(view, legal)
+
+    def react(self, view: SeatView, legal: Sequence[Action]) -> Action | None:
+        _assert_blind(view)
+        return self.inner.react(view, legal)
+
+
+def _walk(value: Any) -> list[Any]:
+    """Every object reachable from a view through its fields and containers."""
+    out = [value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name != "rules":
+                out += _walk(getattr(value, f.name))
+    elif isinstance(value, tuple | list):
+        for item in value:
+            out += _walk(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            out += _walk(item)
+    return out
+
+
+def _assert_blind(view: SeatView) -> None:
+    """Structurally: nothing in the view is a round, a game, a generator, or a card the
+    seat may not know (its hand, the discard pile, every card played in public this round
+    and what it drew itself are allowed)."""
+    assert view.seat is not None
+    allowed = set(view.hand) | set(view.discard)
+    allowed |= {entry[2] for entry in view.log if entry[0] == "play"}
+    for _, cards in view.my_draws:
+        allowed |= set(cards)
+    for item in _walk(view):
+        assert not isinstance(item, Game | random.Random), type(item)
+        assert type(item).__name__ not in ("Round", "Moves", "Table")
+        if isinstance(item, Card):
+            assert item in allowed, f"seat {view.seat} was shown {item}"
+    # the drawn-card lists of the log are the seat's own
+    if view.step != "over":
+        assert view.hands is None
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "normal", "hard:40"])
+@pytest.mark.parametrize("options", OPTION_SETS)
+def test_bots_play_legally_and_blind(level: str, options: dict[str, Any]) -> None:
+    rules = Rules.from_dict(options)
+    players = 3 if rules.deck == 52 else 2
+    bots: list[Bot] = [Recorder(make_bot(level, seed=s)) for s in range(players)]
+    # play_match applies every answer through the checked engine: an illegal one raises
+    _, game = play_match(bots, rules, seed=7, max_rounds=3)
+    assert sum(b.calls for b in bots if isinstance(b, Recorder)) > 0
+    assert len(game.rounds) >= 1
+    assert replay_report(record_of(game).to_json())["ok"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    options=st.sampled_from(OPTION_SETS),
+    levels=st.lists(
+        st.sampled_from(["random", "easy", "normal", "hard:24"]), min_size=2, max_size=4
+    ),
+    seed=st.integers(0, 2**32),
+)
+def test_mixed_tables_only_ever_choose_legal_actions(
+    options: dict[str, Any], levels: list[str], seed: int
+) -> None:
+    rules = Rules.from_dict(options)
+    if rules.deck == 32:
+        levels = levels[:3]
+    game = Game(rules, levels)
+    game.deal(seed)
+    bots = [make_bot(level, seed + i) for i, level in enumerate(levels)]
+    for _ in range(150):
+        if game.round_over:
+            break
+        seat = game.to_move
+        legal = game.legal_actions(seat)
+        action = bots[seat].choose(game.view(seat), legal)
+        listed = action in legal
+        before = game.version
+        game.apply(action, seat)  # raises if the engine refuses it
+        assert game.version == before + 1
+        # only an easy bot's forgotten call or a Jack's suit may differ from the list
+        assert listed or levels[seat] in ("easy", "normal")
+
+
+def test_same_seed_same_decisions() -> None:
+    rules = Rules.from_preset("penalty-100")
+
+    def run() -> dict[str, Any]:
+        bots = [make_bot("hard:60", 5), make_bot("normal", 6), make_bot("easy", 7)]
+        return record_of(play_match(bots, rules, seed=11, max_rounds=2)[1]).to_json()
+
+    assert run() == run()
+
+
+def test_hard_stops_at_its_simulation_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = 0
+    real = hard_module.heuristic_playout
+
+    def counting(*args: Any, **kwargs: Any) -> int:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hard_module, "heuristic_playout", counting)
+    game = Game.new("penalty-100", players=3, seed=4)
+    decisions = 0
+    for budget in (10, 64, 300):
+        bot = HardBot(seed=1, simulations=budget)
+        while not game.round_over:
+            seat = game.to_move
+            legal = game.legal_actions(seat)
+            calls = 0
+            action = bot.choose(game.view(seat), legal) if seat == 0 else legal[0]
+            if seat == 0 and len(legal) > 1:
+                decisions += 1
+                assert 0 < bot.last_simulations <= budget
+                assert calls <= bot.last_simulations  # a playout per simulation at most
+                assert bot.last_simulations >= budget - len(legal)  # and it used its budget
+            game.apply(action, seat)
+            if seat == 0 and decisions >= 3:
+                break
+    assert decisions >= 3
+
+
+def test_unknown_level_and_bad_budget_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown bot level 'genius'"):
+        make_bot("genius")
+    with pytest.raises(ValueError, match="only hard takes a budget"):
+        make_bot("normal:5")
+    assert set(LEVELS) == {"random", "easy", "normal", "hard"}
+
+
+def test_wilson_interval() -> None:
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4)
+    assert high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson(0, 10)[0] == 0.0
+    assert wilson(10, 10)[1] == 1.0
+
+
+def test_labels_tell_equal_levels_apart() -> None:
+    assert labels_for(["hard", "normal", "normal"]) == ["hard", "normal#1", "normal#2"]
+
+
+def test_tournament_is_reproducible_and_rotates_seats(tmp_path: Path) -> None:
+    rules = Rules.from_preset("penalty-100")
+    first = run_tournament(["normal", "random"], rules, matches=6, seed=3, records=tmp_path)
+    again = run_tournament(["normal", "random"], rules, matches=6, seed=3, jobs=2)
+    assert [(s.score, s.totals, s.rounds_won) for s in first] == [
+        (s.score, s.totals, s.rounds_won) for s in again
+    ]
+    assert first[0].score > first[1].score  # normal beats random
+    assert sum(s.score for s in first) == pytest.approx(6)
+    files = sorted(tmp_path.glob("match-*.json"))
+    assert len(files) == 6
+    seat0 = set()
+    for path in files:
+        record = parse_record(path.read_text())
+        seat0.add(record.players[0])
+        assert replay_report(record)["finished"]
+    assert seat0 == {"normal", "random"}  # both entries sat in seat 0
+
+
+def test_tournament_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "figures.json"
+    status = main(
+        ["tournament", "--seats", "normal,random", "--preset", "penalty-100",
+         "--matches", "4", "--seed", "2", "--json", str(out)]
+    )  # fmt: skip
+    assert status == 0
+    printed = capsys.readouterr().out
+    assert "normal" in printed and "95% CI" in printed
+    assert "win_rate" in out.read_text()
+    assert main(["tournament", "--seats", "normal,genius", "--matches", "1"]) == 2
+    status = main(["simulate", "--seats", "easy,normal", "--games", "2", "--out", str(tmp_path)])
+    assert status == 0
+    assert len(list(tmp_path.glob("match-*.json"))) == 2
