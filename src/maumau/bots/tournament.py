@@ -89,14 +89,17 @@ class MatchSummary:
 
 def play_job(job: MatchJob) -> MatchSummary:
     """Play match ``job.index``: seats are rotated by the index, so over ``n`` matches
-    every entry sits in every seat once."""
+    every entry sits in every seat once, with the same deals."""
     n = len(job.levels)
     shift = job.index % n
     entry_of_seat = [(seat + shift) % n for seat in range(n)]
     rng = random.Random(f"maumau-tournament-{job.seed}-{job.index}")
     bots = [make_bot(job.levels[e], rng.getrandbits(63)) for e in entry_of_seat]
     names = [labels_for(job.levels)[e] for e in entry_of_seat]
-    result, game = play_match(bots, job.rules, rng.getrandbits(63), names)
+    # duplicate deals: the n matches of a rotation get the same round seeds, so every
+    # entry is dealt every seat's cards once and luck evens out
+    deals = random.Random(f"maumau-tournament-deals-{job.seed}-{job.index // n}")
+    result, game = play_match(bots, job.rules, deals.getrandbits(63), names)
     summary = MatchSummary(
         job.index, [0.0] * n, [0] * n, [0] * n, result.rounds, [[] for _ in range(n)]
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 from maumau.engine import SeatView
+from maumau.engine.cards import JACK, JACKS, SEVEN, SEVENS
 from maumau.engine.round import DRAWN, PLAY, WAIT, Round
 from maumau.engine.table import Table, table_for
 
@@ -22,7 +23,7 @@ _STEPS = {"play": PLAY, "drawn": DRAWN, "wait": WAIT}
 class WorldSampler:
     """Samples worlds for one decision: the known part is worked out once."""
 
-    def __init__(self, view: SeatView) -> None:
+    def __init__(self, view: SeatView, infer: bool = True) -> None:
         if view.seat is None:
             raise ValueError("a spectator has no hand to search from")
         if view.step not in _STEPS:
@@ -46,6 +47,8 @@ class WorldSampler:
         # during a catch-mode wait the view's seat to move is the accepting seat; search
         # never plays on from a wait (a bot catches), so that is turn enough
         self.turn = view.to_move
+        #: per seat: (cards it is believed not to hold, how many of its cards that covers)
+        self.beliefs = infer_avoidances(view, self.table) if infer else []
         expected = sum(c for s, c in enumerate(view.counts) if s != self.seat) + view.stock_count
         if expected != len(self.unseen):
             raise ValueError(
@@ -54,18 +57,32 @@ class WorldSampler:
 
     def sample(self, rng: random.Random) -> Round:
         """One world; ``rng`` also becomes the world's reshuffle generator."""
-        cards = self.unseen[:]
-        rng.shuffle(cards)
-        hands = []
-        i = 0
-        for seat, count in enumerate(self.counts):
-            if seat == self.seat:
-                hands.append(self.mine)
-                continue
+        rand = rng.random
+        # a uniform random order; cheaper than rng.shuffle's one randbelow per card
+        cards = sorted(self.unseen, key=lambda _: rand())
+        hands = [0] * len(self.counts)
+        hands[self.seat] = self.mine
+        slots = list(self.counts)
+        slots[self.seat] = 0
+        for seat, (avoid, need) in self.beliefs:
+            # deal the cards this seat held when it drew from those it could not play then
+            rest = []
             hand = 0
+            for card in cards:
+                if need and not avoid >> card & 1:
+                    hand |= 1 << card
+                    need -= 1
+                else:
+                    rest.append(card)
+            hands[seat] = hand
+            slots[seat] -= hand.bit_count()
+            cards = rest
+        i = 0
+        for seat, count in enumerate(slots):
+            hand = hands[seat]
             for card in cards[i : i + count]:
                 hand |= 1 << card
-            hands.append(hand)
+            hands[seat] = hand
             i += count
         view = self.view
         return Round.from_parts(
@@ -83,3 +100,58 @@ class WorldSampler:
             catchable=-1 if view.catchable is None else view.catchable,
             rng=rng,
         )
+
+
+def infer_avoidances(view: SeatView, table: Table) -> list[tuple[int, tuple[int, int]]]:
+    """What the public log says about the other hands, assuming sensible players.
+
+    A player who drew a card instead of playing one is taken to have held nothing that
+    fitted (apart from a Jack it may have kept); with ``draw_when_able`` off that is
+    the rule, otherwise it is how a sensible player plays.  A threatened player who drew
+    the Seven sum instead of stacking is taken to have held no Seven.  The belief covers
+    the cards the seat held then and still holds: at most its count now, less what it
+    has drawn since.  Returns ``(seat, (avoid_mask, cards_covered))`` per seat."""
+    seat = view.seat
+    rules = view.rules
+    n = len(view.counts)
+    avoid = [0] * n
+    fresh = [0] * n
+    has_belief = [False] * n
+    reshuffled = any(entry[0] == "reshuffle" for entry in view.log)
+    top = -1 if reshuffled else int(view.discard[0])
+    named = -1
+    pending = 0
+    for entry in view.log:
+        kind = entry[0]
+        if kind == "play":
+            top = entry[2]
+            named = entry[3] if top % 13 == JACK else -1
+            if top % 13 == SEVEN:
+                pending += rules.seven_draw
+        elif kind == "draw":
+            who, count = entry[1], entry[2]
+            if pending:
+                pending = 0
+                if rules.seven_stacking:
+                    avoid[who], fresh[who], has_belief[who] = SEVENS, count, True
+                else:
+                    fresh[who] += count
+            elif top >= 0:
+                if top % 13 == JACK:
+                    fits = table.named[named] if named >= 0 else table.start_jack
+                else:
+                    fits = table.match[top]
+                keep = 0 if not rules.draw_when_able else JACKS
+                avoid[who], fresh[who], has_belief[who] = fits & ~keep, count, True
+            else:
+                fresh[who] += count
+        elif kind == "penalty":
+            fresh[entry[1]] += entry[2]
+    out = []
+    for other in range(n):
+        if other == seat or not has_belief[other]:
+            continue
+        need = view.counts[other] - fresh[other]
+        if need > 0:
+            out.append((other, (avoid[other], need)))
+    return out
