@@ -16,12 +16,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from itertools import cycle
 
 from maumau.bots.base import Bot
 from maumau.bots.rollout import heuristic_playout
 from maumau.bots.world import WorldSampler
-from maumau.engine import Action, Catch, SeatView
+from maumau.engine import Action, Catch, Rules, SeatView
 from maumau.engine.round import OVER, Round
 from maumau.engine.table import table_for
 
@@ -68,7 +69,7 @@ class HardBot(Bot):
         evaluate = reward_function(view)
         weight = 0.1 if view.rules.scoring == "single" else 1.0
         rng = self.rng
-        random = rng.random
+        stream = [rng.random() for _ in range(LUCK * 16)]
         candidates = list(range(len(legal)))
         totals = [0.0] * len(legal)
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
@@ -82,7 +83,8 @@ class HardBot(Bot):
                 if sims + len(candidates) > budget:
                     break
                 world = sampler.sample(rng)
-                luck = [random() for _ in range(LUCK)]
+                start = int(rng.random() * (len(stream) - LUCK))
+                luck = stream[start : start + LUCK]
                 for i in candidates:
                     trial = world.copy(rng, history=False)
                     trial.apply(legal[i], seat)
@@ -101,12 +103,27 @@ class HardBot(Bot):
         return max(candidates, key=lambda i: totals[i])
 
 
+@lru_cache(maxsize=64)
+def suit_value_tables(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """For each suit, the value of every set of its 13 cards (a 13-bit chunk of a hand),
+    so that a hand's value is four look-ups."""
+    values = table_for(rules).values
+    tables = []
+    for suit in range(4):
+        per_rank = values[13 * suit : 13 * suit + 13]
+        table = [0] * 8192
+        for chunk in range(1, 8192):
+            low = chunk & -chunk
+            table[chunk] = table[chunk ^ low] + per_rank[low.bit_length() - 1]
+        tables.append(tuple(table))
+    return tuple(tables)
+
+
 def reward_function(view: SeatView) -> Callable[[Round], float]:
     """How good the end of a (simulated) round is for ``view.seat``, in [0, 1]."""
     seat = view.seat
     assert seat is not None
     rules = view.rules
-    values = table_for(rules).values
     mode = rules.scoring
     limit = rules.effective_limit
     totals = view.totals
@@ -114,16 +131,13 @@ def reward_function(view: SeatView) -> Callable[[Round], float]:
     others = [s for s in range(n) if s != seat]
     last_deal = mode == "deals" and view.round + 1 >= rules.deals
 
+    c, d, h, s = suit_value_tables(rules)
+
     def hand_values(world: Round) -> list[int]:
-        out = []
-        for hand in world.hands:
-            total = 0
-            while hand:
-                low = hand & -hand
-                total += values[low.bit_length() - 1]
-                hand ^= low
-            out.append(total)
-        return out
+        return [
+            c[hand & 8191] + d[hand >> 13 & 8191] + h[hand >> 26 & 8191] + s[hand >> 39]
+            for hand in world.hands
+        ]
 
     def single(world: Round) -> float:
         if world.step == OVER:
