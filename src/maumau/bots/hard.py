@@ -14,19 +14,26 @@ same seed gives the same decisions; ``time_limit`` adds a cap in seconds for liv
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import cycle
 
 from maumau.bots.base import Bot
+from maumau.bots.normal import NormalBot, suit_preference
 from maumau.bots.rollout import heuristic_playout
 from maumau.bots.world import WorldSampler
-from maumau.engine import Action, Catch, Rules, SeatView
+from maumau.engine import Action, Catch, Play, Rules, SeatView
+from maumau.engine.cards import JACK
 from maumau.engine.round import OVER, Round
 from maumau.engine.table import table_for
 
-DEFAULT_SIMULATIONS = 1000
+DEFAULT_SIMULATIONS = 2000
+#: standard errors by which search must beat the heuristic's choice to overrule it
+CONFIDENCE = 1.0
+#: fewest paired worlds on which the search may overrule the heuristic
+MIN_WORLDS = 8
 #: random numbers drawn per sampled world, shared by the candidates' playouts
 LUCK = 96
 
@@ -49,6 +56,8 @@ class HardBot(Bot):
         self.time_limit = time_limit
         #: simulations run for the last decision (0 when there was nothing to weigh)
         self.last_simulations = 0
+        #: the heuristic whose choice the search must beat
+        self.advisor = NormalBot(seed)
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         self.last_simulations = 0
@@ -62,24 +71,28 @@ class HardBot(Bot):
     def _search(self, view: SeatView, legal: Sequence[Action]) -> int:
         """Successive halving over paired simulations: every surviving candidate is
         played out in the same sampled worlds with the same stream of luck, so that the
-        comparison between them measures the action and not the deal."""
+        comparison between them measures the action and not the deal.  The ``normal``
+        bot's choice is always a candidate, and it is overruled only when the best
+        candidate beats it by more than ``CONFIDENCE`` standard errors."""
         seat = view.seat
         assert seat is not None
+        base = legal.index(self.advisor.choose(view, legal))
+        candidates = _candidates(view, legal, base)
+        if len(candidates) == 1:
+            return base
         sampler = WorldSampler(view)
         evaluate = reward_function(view)
         weight = 0.1 if view.rules.scoring == "single" else 1.0
         rng = self.rng
         stream = [rng.random() for _ in range(LUCK * 16)]
-        candidates = list(range(len(legal)))
-        totals = [0.0] * len(legal)
+        rewards: dict[int, list[float]] = {i: [] for i in candidates}
         deadline = None if self.time_limit is None else time.perf_counter() + self.time_limit
         phases = max(1, math.ceil(math.log2(len(candidates))))
         budget = self.simulations
         sims = 0
         for phase in range(phases):
             share = (budget - sims) // (phases - phase)
-            worlds = max(1, share // len(candidates))
-            for _ in range(worlds):
+            for _ in range(max(1, share // len(candidates))):
                 if sims + len(candidates) > budget:
                     break
                 world = sampler.sample(rng)
@@ -90,17 +103,37 @@ class HardBot(Bot):
                     trial.apply(legal[i], seat)
                     if trial.step != OVER:
                         heuristic_playout(trial, cycle(luck).__next__, 500, value_weight=weight)
-                    totals[i] += evaluate(trial)
+                    rewards[i].append(evaluate(trial))
                 sims += len(candidates)
                 if deadline is not None and time.perf_counter() > deadline:
                     break
-            if len(candidates) > 1:
-                candidates.sort(key=lambda i: -totals[i])
-                candidates = candidates[: max(1, (len(candidates) + 1) // 2)]
+            if len(candidates) > 2:
+                ranked = sorted(candidates, key=lambda i: -sum(rewards[i]))
+                keep = ranked[: max(1, (len(ranked) + 1) // 2)]
+                candidates = keep if base in keep else [*keep, base]
             if deadline is not None and time.perf_counter() > deadline:
                 break
         self.last_simulations = sims
-        return max(candidates, key=lambda i: totals[i])
+        best = max(candidates, key=lambda i: sum(rewards[i]))
+        if best == base or not rewards[base]:
+            return base
+        gains = [x - y for x, y in zip(rewards[best], rewards[base], strict=True)]
+        if len(gains) < MIN_WORLDS:
+            return base
+        error = statistics.stdev(gains) / math.sqrt(len(gains))
+        return best if statistics.fmean(gains) > CONFIDENCE * error else base
+
+
+def _candidates(view: SeatView, legal: Sequence[Action], base: int) -> list[int]:
+    """The actions worth searching: all of them, except that a Jack is tried with the
+    two suits its player holds most (and the suit the heuristic names)."""
+    rest = [c for c in view.hand if c.rank != JACK]
+    suits = suit_preference(rest)[:2]
+    out = []
+    for i, action in enumerate(legal):
+        if i == base or not isinstance(action, Play) or action.suit is None or action.suit in suits:
+            out.append(i)
+    return out
 
 
 @lru_cache(maxsize=64)

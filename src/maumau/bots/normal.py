@@ -105,12 +105,15 @@ class NormalBot(Bot):
         return any(count <= 2 for seat, count in enumerate(view.counts) if seat != view.seat)
 
 
-def _best_suit(cards: Sequence[Card], jack: Card) -> int:
-    if not cards:
-        return jack.suit
+def suit_preference(cards: Sequence[Card]) -> list[int]:
+    """Suits ordered by how many of ``cards`` are of them (then by rank sum)."""
     counts = [0, 0, 0, 0]
     ranks = [0, 0, 0, 0]
     for c in cards:
         counts[c.suit] += 1
         ranks[c.suit] += c.rank
-    return max(range(4), key=lambda s: (counts[s], ranks[s]))
+    return sorted(range(4), key=lambda s: (-counts[s], -ranks[s], s))
+
+
+def _best_suit(cards: Sequence[Card], jack: Card) -> int:
+    return suit_preference(cards)[0] if cards else jack.suit

@@ -76,7 +76,9 @@ def heuristic_playout(
             else:
                 m = hand & match
                 plain = m & ~JACKS
-                if plain:
+                if plain and not plain & (plain - 1):  # one card fits: no choice to weigh
+                    card = plain.bit_length() - 1
+                elif plain:
                     nxt = (seat + direction) % n
                     close = hands[nxt].bit_count() <= 2
                     best = -1e9

@@ -23,6 +23,8 @@ from maumau.engine.cards import CARDS, Card, card_code, parse_card
 from maumau.engine.errors import BadCard, BadLayout, BadOption, EngineError, IllegalAction
 from maumau.engine.game import Game, Layout, RoundResult, check_layout
 from maumau.engine.options import OPTION_KEYS, PRESETS, Rules
+from maumau.engine.record import Record, RecordFormatError, parse_record
+from maumau.engine.replay import ReplayError, record_of, replay, replay_report
 from maumau.engine.round import Round
 from maumau.engine.view import SeatView, seat_view
 
@@ -45,6 +47,9 @@ __all__ = [
     "Layout",
     "Pass",
     "Play",
+    "Record",
+    "RecordFormatError",
+    "ReplayError",
     "Round",
     "RoundResult",
     "Rules",
@@ -53,5 +58,9 @@ __all__ = [
     "check_layout",
     "parse_action",
     "parse_card",
+    "parse_record",
+    "record_of",
+    "replay",
+    "replay_report",
     "seat_view",
 ]
