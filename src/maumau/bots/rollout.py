@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from maumau.engine.cards import JACK, JACKS, SEVENS, SUIT_MASKS
+from maumau.engine.moves import refill_stock
 from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
 
 _SEVEN, _EIGHT, _NINE, _ACE = 5, 6, 7, 12
@@ -63,11 +64,7 @@ def heuristic_playout(
                         if not stock:
                             if len(discard) < 2:
                                 break
-                            pile = discard[:-1]
-                            del discard[:-1]
-                            shuffle(pile)
-                            pile.reverse()
-                            stock.extend(pile)
+                            refill_stock(stock, discard, shuffle)
                         hand |= 1 << stock.pop()
                     hands[seat] = hand
                     pending = 0
@@ -107,11 +104,7 @@ def heuristic_playout(
                         seat = (seat + direction) % n
                         continue
                     if not stock:
-                        pile = discard[:-1]
-                        del discard[:-1]
-                        shuffle(pile)
-                        pile.reverse()
-                        stock.extend(pile)
+                        refill_stock(stock, discard, shuffle)
                     drawn = stock.pop()
                     hands[seat] = hand | (1 << drawn)
                     if match >> drawn & 1:

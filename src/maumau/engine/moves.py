@@ -9,6 +9,7 @@ actions).  Every method here either changes the round as the rule book says or r
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 from maumau.engine.actions import DRAWS, PASS, Action, Catch, Draw, Pass, Play, draw_action
@@ -29,6 +30,17 @@ CATCHES = tuple(Catch(s) for s in range(8))
 #   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
 # What was drawn is kept apart, in ``Round.private``: (log index, seat, cards).
 LogEntry = tuple[Any, ...]
+
+
+def refill_stock(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]) -> int:
+    """Shuffle the discard pile under its top card into the (empty) draw pile, oldest
+    card first (rules.md §1); returns how many cards it holds now."""
+    pile = discard[:-1]
+    del discard[:-1]
+    shuffle(pile)
+    pile.reverse()  # the stock is drawn from its end
+    stock.extend(pile)
+    return len(pile)
 
 
 class Moves:
@@ -351,13 +363,7 @@ class Moves:
         self.log.append((kind, seat, len(cards)))
 
     def _reshuffle(self) -> None:
-        discard = self.discard
-        pile = discard[:-1]
-        del discard[:-1]
-        self.rng.shuffle(pile)
-        pile.reverse()
-        self.stock.extend(pile)
-        self.log.append(("reshuffle", len(pile)))
+        self.log.append(("reshuffle", refill_stock(self.stock, self.discard, self.rng.shuffle)))
 
     def _finish(self, seat: int) -> None:
         self.out = seat

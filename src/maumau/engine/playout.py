@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 
 from maumau.engine.cards import JACK, JACKS, SEVENS
+from maumau.engine.moves import refill_stock
 from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
 
 _NINE, _EIGHT, _SEVEN, _ACE = 7, 6, 5, 12
@@ -88,11 +89,7 @@ def random_playout(
                     pending = 0
                     for _ in range(take):
                         if not stock:
-                            pile = discard[:-1]
-                            del discard[:-1]
-                            shuffle(pile)
-                            pile.reverse()
-                            stock.extend(pile)
+                            refill_stock(stock, discard, shuffle)
                         hand |= 1 << stock.pop()
                     hands[seat] = hand
                     seat = (seat + direction) % n
@@ -116,11 +113,7 @@ def random_playout(
                         seat = (seat + direction) % n
                         continue
                     if not stock:
-                        pile = discard[:-1]
-                        del discard[:-1]
-                        shuffle(pile)
-                        pile.reverse()
-                        stock.extend(pile)
+                        refill_stock(stock, discard, shuffle)
                     drawn = stock.pop()
                     hands[seat] = hand | (1 << drawn)
                     if match >> drawn & 1:
