@@ -103,30 +103,21 @@ class Round(Moves):
         rng: random.Random,
         leader: int,
     ) -> Round:
-        r = cls.__new__(cls)
-        r.t = table
-        r.n = len(hands)
-        r.hands = [sum(1 << c for c in hand) for hand in hands]
-        r.stock = stock[::-1]
-        r.discard = [start]
-        if start % 13 == JACK:
-            r.match = table.start_jack
-        else:
-            r.match = table.match[start]
-        r.named = -1
-        r.pending = 0
-        r.direction = 1
-        r.turn = leader
-        r.leader = leader
-        r.step = PLAY
-        r.drawn = -1
-        r.catchable = -1
-        r.out = -1
-        r.rng = rng
-        r.log = []
-        r.private = []
-        r.actions = []
-        return r
+        return cls.from_parts(
+            table,
+            hands=[sum(1 << c for c in hand) for hand in hands],
+            stock=stock[::-1],
+            discard=[start],
+            named=-1,
+            pending=0,
+            direction=1,
+            turn=leader,
+            leader=leader,
+            step=PLAY,
+            drawn=-1,
+            catchable=-1,
+            rng=rng,
+        )
 
     @classmethod
     def from_parts(
@@ -225,21 +216,6 @@ class Round(Moves):
         if self.step == OVER:
             return -1
         return self.turn
-
-    @property
-    def available(self) -> int:
-        """Cards that can still be drawn: the draw pile plus the discards under the top."""
-        return len(self.stock) + len(self.discard) - 1
-
-    def playable(self, seat: int) -> int:
-        """Bitmask of the cards ``seat`` may play now (0 when it is not its turn)."""
-        if seat != self.turn or self.step not in (PLAY, DRAWN):
-            return 0
-        if self.step == DRAWN:
-            return 1 << self.drawn
-        if self.pending:
-            return self.hands[seat] & SEVENS if self.t.stacking else 0
-        return self.hands[seat] & self.match
 
     # --- legal actions -----------------------------------------------------------------
 
