@@ -22,8 +22,9 @@ from maumau import __version__
 from maumau.cli_bots import add_commands as add_bot_commands
 from maumau.engine.errors import EngineError
 from maumau.engine.options import PRESETS, Rules
-from maumau.engine.record import RecordFormatError, dumps_json, parse_record
+from maumau.engine.record import Record, RecordFormatError, dumps_json, parse_record
 from maumau.engine.replay import replay_report
+from maumau.engine.verify import verify_report
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -49,9 +50,9 @@ def _read_input(name: str) -> bytes:
 # --- subcommands ----------------------------------------------------------------------
 
 
-def cmd_record_replay(args: argparse.Namespace) -> int:
-    """Replay a record and print the report (or the error object)."""
-    name: str = args.file
+def _load_record(name: str) -> Record | None:
+    """Read and parse the record in file ``name`` (``-``: standard input); on failure
+    print the error object and the message, and return ``None`` (exit status 2)."""
     shown = "standard input" if name == "-" else name
     try:
         data = _read_input(name)
@@ -59,16 +60,25 @@ def cmd_record_replay(args: argparse.Namespace) -> int:
         message = f"cannot read {shown}: {exc.strerror or exc}"
         _print_json({"ok": False, "error": {"code": "cannot_read", "message": message}})
         _complain(message)
-        return 2
+        return None
     try:
-        report = replay_report(parse_record(data))
+        return parse_record(data)
     except RecordFormatError as exc:
         message = f"{shown} is not a game record: {exc.message}"
         _print_json({"ok": False, "error": {"code": exc.code, "message": message}})
         _complain(message)
+        return None
+
+
+def cmd_record_replay(args: argparse.Namespace) -> int:
+    """Replay a record and print the report (or the error object)."""
+    record = _load_record(args.file)
+    if record is None:
         return 2
+    report = replay_report(record)
     _print_json(report)
     if not report["ok"]:
+        shown = "standard input" if args.file == "-" else args.file
         error = report["error"]
         where = "" if error["round"] is None else f"round {error['round']}"
         if error["action"] is not None:
@@ -76,6 +86,24 @@ def cmd_record_replay(args: argparse.Namespace) -> int:
         _complain(f"{shown}: {where + ': ' if where else ''}{error['code']}: {error['message']}")
         return 1
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check every round's shuffle commitment and that the record replays."""
+    record = _load_record(args.file)
+    if record is None:
+        return 2
+    report = verify_report(record)
+    _print_json(report)
+    if report["ok"]:
+        return 0
+    for entry in report["rounds"]:
+        if entry["status"] != "verified":
+            _complain(f"round {entry['round']}: {entry['status']}: {entry['message']}")
+    if not report["replay"]["ok"]:
+        error = report["replay"]["error"]
+        _complain(f"the record does not replay: {error['code']}: {error['message']}")
+    return 1
 
 
 def _option_value(text: str) -> object:
@@ -139,6 +167,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", metavar="FILE", help="the record file, or - for standard input")
     replay.set_defaults(handler=cmd_record_replay)
+
+    verify = commands.add_parser(
+        "verify",
+        help="check a record's shuffle commitments",
+        description="Check that every round's revealed seed and salt hash to its "
+        'commitment (SHA-256 of "<seed>:<salt>") and that the record replays from those '
+        "seeds. Prints a JSON report. Exit status: 0 every round verified, 1 a round is "
+        "not committed or does not verify, or the record does not replay, 2 not a record.",
+    )
+    verify.add_argument("file", metavar="FILE", help="the record file, or - for standard input")
+    verify.set_defaults(handler=cmd_verify)
 
     rules = commands.add_parser(
         "rules",
