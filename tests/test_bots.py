@@ -252,3 +252,32 @@ def test_hard_time_cap_stops_the_search_after_one_world() -> None:
     bot.choose(game.view(seat), game.legal_actions(seat))
     # the deadline has passed when the first world's candidates are done
     assert 0 < bot.last_simulations <= len(game.legal_actions(seat))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["tournament", "--seats", "normal,random", "--matches", "0"],
+        ["tournament", "--seats", "normal,random", "--jobs", "-1"],
+        ["simulate", "--seats", "normal,random", "--games", "zero", "--out", "x"],
+        ["tournament", "--seats", "normal,random", "--set", "bogus=1"],
+        ["tournament", "--seats", "normal,random", "--set", "novalue"],
+        ["tournament", "--seats", "normal", "--matches", "1"],
+        ["tournament", "--seats", "hard:0,normal", "--matches", "1"],
+    ],
+)
+def test_bad_bot_command_lines_are_refused(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert capsys.readouterr().err.strip()  # a message says what was wrong
+
+
+def test_unwritable_record_folder_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    argv = ["simulate", "--seats", "normal,random", "--games", "1", "--out", str(blocker / "x")]
+    assert main(argv) == 2
+    assert "cannot write the records" in capsys.readouterr().err

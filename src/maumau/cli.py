@@ -20,8 +20,9 @@ from typing import Any
 
 from maumau import __version__
 from maumau.cli_bots import add_commands as add_bot_commands
+from maumau.cli_options import rules_from_args
 from maumau.engine.errors import EngineError
-from maumau.engine.options import PRESETS, Rules
+from maumau.engine.options import PRESETS
 from maumau.engine.record import Record, RecordFormatError, dumps_json, parse_record
 from maumau.engine.replay import replay_report
 from maumau.engine.verify import verify_report
@@ -106,30 +107,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
-def _option_value(text: str) -> object:
-    """A ``--set`` value: JSON if it reads as JSON (``true``, ``32``), else the text."""
-    try:
-        value: object = json.loads(text)
-    except ValueError:
-        return text
-    return value
-
-
 def cmd_rules(args: argparse.Namespace) -> int:
     """Print the effective options of a preset plus ``--set`` overrides."""
-    options: dict[str, object] = {}
-    if args.preset is not None:
-        options["preset"] = args.preset
-    for item in args.set:
-        key, sep, text = item.partition("=")
-        if not sep or not key:
-            _complain(f"--set {item!r}: write key=value, e.g. --set ace_skips=true")
-            return 2
-        options[key.strip()] = _option_value(text.strip())
     try:
-        rules = Rules.from_dict(options)
-    except EngineError as exc:
-        _complain(exc.message)
+        rules = rules_from_args(args.preset, args.set)
+    except ValueError as exc:  # a malformed --set, or the engine's BadOption
+        _complain(exc.message if isinstance(exc, EngineError) else str(exc))
         return 2
     print(json.dumps(rules.to_dict(), indent=2))
     return 0

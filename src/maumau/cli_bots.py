@@ -14,26 +14,27 @@ from rich.table import Table
 
 from maumau.bots import LEVELS
 from maumau.bots.tournament import Standing, run_tournament, standings_json
-from maumau.engine import EngineError, Rules
+from maumau.cli_options import rules_from_args
+from maumau.engine import EngineError
 from maumau.engine.options import PRESETS
 
 
-def _rules(args: argparse.Namespace) -> Rules:
-    options: dict[str, Any] = {"preset": args.preset}
-    for item in args.set:
-        key, _, text = item.partition("=")
-        try:
-            options[key.strip()] = json.loads(text)
-        except ValueError:
-            options[key.strip()] = text
-    return Rules.from_dict(options)
+def _positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
 
 
 def _play(args: argparse.Namespace, matches: int, records: Path | None) -> list[Standing] | None:
     levels = [s.strip() for s in args.seats.split(",") if s.strip()]
     err = Console(stderr=True)
     try:
-        rules = _rules(args)
+        rules = rules_from_args(args.preset, args.set)
         with Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -54,6 +55,9 @@ def _play(args: argparse.Namespace, matches: int, records: Path | None) -> list[
             )
     except (EngineError, ValueError) as exc:
         err.print(f"maumau: {exc}")
+        return None
+    except OSError as exc:
+        err.print(f"maumau: cannot write the records: {exc.strerror or exc} ({exc.filename})")
         return None
 
 
@@ -86,7 +90,11 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         )
     Console().print(table)
     if args.json is not None:
-        args.json.write_text(json.dumps(standings_json(standings), indent=2) + "\n", "utf-8")
+        try:
+            args.json.write_text(json.dumps(standings_json(standings), indent=2) + "\n", "utf-8")
+        except OSError as exc:
+            print(f"maumau: cannot write {args.json}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     return 0
 
 
@@ -109,7 +117,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="standard", choices=list(PRESETS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--jobs", type=_positive, default=1, help="worker processes")
 
 
 def add_commands(commands: Any) -> None:
@@ -121,13 +129,13 @@ def add_commands(commands: Any) -> None:
         "match counts half. The same --seed gives the same results.",
     )
     _common(tournament)
-    tournament.add_argument("--matches", type=int, default=100)
+    tournament.add_argument("--matches", type=_positive, default=100)
     tournament.add_argument("--records", type=Path, help="write every match as a game record")
     tournament.add_argument("--json", type=Path, help="also write the figures as JSON")
     tournament.set_defaults(handler=cmd_tournament)
 
     simulate = commands.add_parser("simulate", help="write game records of bot games")
     _common(simulate)
-    simulate.add_argument("--games", type=int, default=10)
+    simulate.add_argument("--games", type=_positive, default=10)
     simulate.add_argument("--out", type=Path, required=True, help="directory for the records")
     simulate.set_defaults(handler=cmd_simulate)
