@@ -1,14 +1,16 @@
-"""The ``hard`` level: information-set Monte Carlo search.
+"""The ``hard`` level: Monte Carlo search over worlds sampled from the seat's view.
 
 For each decision the bot samples worlds consistent with what its seat knows
 (:mod:`maumau.bots.world`); in each world it tries its candidate actions and plays the
 round out with a fast heuristic playout (:mod:`maumau.bots.rollout`), all candidates
 with the same luck, and it halves the candidates between phases (successive halving)
-so that the budget goes to the close calls.  The reward scores the round's end the way the
-game's scoring mode does: going out in ``single``, penalty points relative to the others
-(and the match result when the round would end the match) in ``penalty`` and
-``deals``, points gained in ``reward``.  The budget is a number of simulations, so the
-same seed gives the same decisions; ``time_limit`` adds a cap in seconds for live play.
+so that the budget goes to the close calls.  The ``normal`` bot's choice is always a
+candidate and is overruled only on clear evidence.  The reward scores the round's end
+the way the game's scoring mode does: going out in ``single``, penalty points relative
+to the others (and the match result when the round would end the match) in
+``penalty`` and ``deals``, points gained in ``reward``.  The budget is a number of
+simulations, so the same seed gives the same decisions; ``time_limit`` adds a cap in
+seconds for live play.
 """
 
 from __future__ import annotations
