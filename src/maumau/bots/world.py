@@ -137,11 +137,8 @@ def infer_avoidances(view: SeatView, table: Table) -> list[tuple[int, tuple[int,
                 else:
                     fresh[who] += count
             elif top >= 0:
-                if top % 13 == JACK:
-                    fits = table.named[named] if named >= 0 else table.start_jack
-                else:
-                    fits = table.match[top]
                 keep = 0 if not rules.draw_when_able else JACKS
+                fits = table.fits(top, named)
                 avoid[who], fresh[who], has_belief[who] = fits & ~keep, count, True
             else:
                 fresh[who] += count

@@ -147,10 +147,7 @@ class Round(Moves):
         r.stock = stock
         r.discard = discard
         top = discard[-1]
-        if top % 13 != JACK:
-            r.match = table.match[top]
-        else:
-            r.match = table.named[named] if named >= 0 else table.start_jack
+        r.match = table.fits(top, named)
         r.named = named
         r.pending = pending
         r.direction = direction

@@ -32,6 +32,14 @@ class Table:
     mau_mode: int
     penalty_cards: int
     values: tuple[int, ...]
+
+    def fits(self, top: int, named: int) -> int:
+        """The cards that may go on ``top`` (a Jack that named suit ``named``, or -1 for
+        none named, as on a start Jack) when nothing is pending."""
+        if top % 13 != JACK:
+            return self.match[top]
+        return self.named[named] if named >= 0 else self.start_jack
+
     #: memo of legal-action tuples, keyed by playable mask, call and draw/pass offer
     legal_memo: dict[int, tuple[Any, ...]] = field(default_factory=dict, compare=False)
 
