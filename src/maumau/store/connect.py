@@ -1,0 +1,66 @@
+"""Engines: one async SQLAlchemy engine per store, set up for its database.
+
+SQLite runs in WAL mode with full syncing and foreign keys, and its transactions are
+begun by the store itself (``BEGIN`` to read, ``BEGIN IMMEDIATE`` to write) so that a
+read sees one snapshot and writers queue on the database lock instead of failing.
+PostgreSQL uses asyncpg with a modest, pre-pinged pool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+# execution option naming how an SQLite transaction begins: "BEGIN" or "BEGIN IMMEDIATE"
+SQLITE_BEGIN = "maumau_sqlite_begin"
+
+SQLITE_PRAGMAS = (
+    "PRAGMA busy_timeout=5000",  # first: switching to WAL may have to wait for the lock
+    "PRAGMA journal_mode=WAL",
+    "PRAGMA synchronous=FULL",
+    "PRAGMA foreign_keys=ON",
+)
+
+PG_CONNECT_TIMEOUT = 10.0  # seconds to wait for a PostgreSQL server to answer
+
+
+def make_engine(url: str) -> AsyncEngine:
+    """A new engine for the (async driver) ``url``; it connects on first use."""
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url)
+        event.listen(engine.sync_engine, "connect", _sqlite_connect)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin)
+        return engine
+    connect_args: dict[str, Any] = {}
+    if url.startswith("postgresql+asyncpg"):
+        connect_args["timeout"] = PG_CONNECT_TIMEOUT
+    return create_async_engine(
+        url,
+        pool_size=10,
+        max_overflow=10,
+        pool_pre_ping=True,
+        connect_args=connect_args,
+    )
+
+
+def writer(engine: AsyncEngine) -> AsyncEngine:
+    """``engine`` for write transactions (on SQLite they take the write lock up front)."""
+    return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
+
+
+def _sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
+    # the driver must not begin transactions on its own: _sqlite_begin does
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        for pragma in SQLITE_PRAGMAS:
+            cursor.execute(pragma)
+    finally:
+        cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    conn.exec_driver_sql(conn.get_execution_options().get(SQLITE_BEGIN, "BEGIN"))

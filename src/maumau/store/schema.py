@@ -1,0 +1,78 @@
+"""The database schema (SQLAlchemy Core): games, their seats, and their append-only steps.
+
+``migrations/versions`` creates exactly these tables; a test keeps the two in step.
+Constraint names follow ``NAMING`` so that every database names them alike.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+)
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("status", String(16), nullable=False),  # lobby | playing | finished | closed
+    Column("options", JSON, nullable=False),  # the record's options object
+    Column("settings", JSON, nullable=False),  # table settings
+    Column("host", Integer, nullable=False),  # the host's seat position
+    Column("created_at", Float, nullable=False),  # unix seconds
+    Column("last_active_at", Float, nullable=False),
+    Column("rematch_of", String(32), nullable=True),
+    Column("rematch_id", String(32), nullable=True),
+    Index(None, "status", "last_active_at"),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("position", Integer, primary_key=True, autoincrement=False),
+    Column("name", String(64), nullable=False),
+    Column("kind", String(8), nullable=False),  # human | bot
+    Column("level", String(32), nullable=True),  # bot level; None for humans
+    Column("token_hash", String(64), nullable=True),  # hex SHA-256 of the seat token
+    Index(None, "token_hash"),
+)
+
+steps = Table(
+    "steps",
+    metadata,
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    # the primary key (game_id, seq) is what lets only one writer append a given step
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(8), nullable=False),  # deal | action
+    Column("data", JSON, nullable=False),
+    Column("client_id", String(64), nullable=True),
+    Column("created_at", Float, nullable=False),
+)

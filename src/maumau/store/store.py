@@ -1,0 +1,340 @@
+"""The store: game records in a SQL database (SQLite by default, PostgreSQL by URL).
+
+A game record is one ``games`` row, its ``seats`` and its append-only ``steps``.  Every
+method is one transaction, committed when the method returns.  Database failures raise
+:class:`StoreUnavailable`; an append whose step number is taken raises
+:class:`SeqConflict`, so two writers can never record the same step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from maumau.store.connect import make_engine, writer
+from maumau.store.errors import GameExists, SeqConflict, StoreUnavailable, UnknownGame
+from maumau.store.migrate import upgrade
+from maumau.store.rows import (
+    GameRow,
+    SeatRow,
+    StepRow,
+    check_seats,
+    check_status,
+    check_steps,
+)
+from maumau.store.schema import games
+from maumau.store.schema import seats as seats_table
+from maumau.store.schema import steps as steps_table
+from maumau.store.urls import database_url, redact, sqlite_file
+
+# what a database that cannot be reached (or breaks mid-way) raises
+_UNAVAILABLE = (OperationalError, DBAPIError, OSError, ConnectionError, TimeoutError)
+
+
+class Store:
+    """Game records in one database.  Open with ``await Store.open(url)``; close when done."""
+
+    def __init__(self, engine: AsyncEngine, url: str) -> None:
+        self._engine = engine
+        self._writer = writer(engine)
+        self._url = redact(url)
+        self._password = make_url(url).password
+
+    @classmethod
+    async def open(cls, url: str) -> Store:
+        """Connect to the database at ``url`` and migrate it to the newest schema.
+
+        ``url`` is mapped by :func:`database_url` (``ValueError`` for unsupported ones);
+        the folder of an SQLite file is created if missing.
+        """
+        url = database_url(url)
+        try:
+            engine = make_engine(url)
+        except ArgumentError:
+            raise ValueError(f"bad database URL {redact(url)!r}") from None
+        store = cls(engine, url)
+        try:
+            async with store._guard():
+                path = sqlite_file(url)
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                await upgrade(store._engine)
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        """Close every connection (the store cannot be used afterwards)."""
+        await self._engine.dispose()
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self._url!r})"
+
+    @property
+    def dialect(self) -> str:
+        """The database kind: ``"sqlite"`` or ``"postgresql"``."""
+        return self._engine.dialect.name
+
+    # --- reading ---------------------------------------------------------------------
+
+    async def game(self, game_id: str) -> GameRow | None:
+        """The game ``game_id`` with its seats, or None."""
+        async with self._read() as conn:
+            return await _game(conn, game_id)
+
+    async def load(self, game_id: str) -> tuple[GameRow, list[StepRow]] | None:
+        """The game ``game_id`` and all its steps in order (one snapshot), or None."""
+        async with self._read() as conn:
+            game = await _game(conn, game_id)
+            if game is None:
+                return None
+            return game, await _steps(conn, game_id, -1)
+
+    async def steps(self, game_id: str, after: int = -1) -> list[StepRow]:
+        """The steps of ``game_id`` numbered above ``after``, in order."""
+        async with self._read() as conn:
+            return await _steps(conn, game_id, after)
+
+    async def game_ids(self, statuses: Sequence[str]) -> list[str]:
+        """The ids of the games in one of ``statuses``, oldest first."""
+        query = (
+            select(games.c.id)
+            .where(games.c.status.in_(list(statuses)))
+            .order_by(games.c.created_at, games.c.id)
+        )
+        async with self._read() as conn:
+            return list((await conn.execute(query)).scalars())
+
+    async def idle_games(
+        self, before: float, statuses: Sequence[str] = ("lobby", "playing")
+    ) -> list[str]:
+        """The ids of the games in one of ``statuses`` last active before ``before``."""
+        query = (
+            select(games.c.id)
+            .where(games.c.status.in_(list(statuses)), games.c.last_active_at < before)
+            .order_by(games.c.last_active_at, games.c.id)
+        )
+        async with self._read() as conn:
+            return list((await conn.execute(query)).scalars())
+
+    # --- writing ---------------------------------------------------------------------
+
+    async def create_game(self, game: GameRow) -> None:
+        """Store a new game and its seats (``GameExists`` if the id is taken)."""
+        check_status(game.status)
+        check_seats(game.seats)
+        try:
+            async with self._write() as conn:
+                await conn.execute(
+                    insert(games),
+                    {
+                        "id": game.id,
+                        "status": game.status,
+                        "options": game.options,
+                        "settings": game.settings,
+                        "host": game.host,
+                        "created_at": game.created_at,
+                        "last_active_at": game.last_active_at,
+                        "rematch_of": game.rematch_of,
+                        "rematch_id": game.rematch_id,
+                    },
+                )
+                await _insert_seats(conn, game.id, game.seats)
+        except IntegrityError as exc:
+            raise GameExists(f"game {game.id!r} already exists") from exc
+
+    async def replace_seats(self, game_id: str, seats: Sequence[SeatRow], host: int) -> None:
+        """Replace all seats of ``game_id`` and set its host (lobby edits)."""
+        check_seats(seats)
+        async with self._write() as conn:
+            await _update_game(conn, game_id, host=host)
+            await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
+            await _insert_seats(conn, game_id, seats)
+
+    async def set_status(self, game_id: str, status: str, now: float) -> None:
+        """Set the status of ``game_id``; it counts as activity at ``now``."""
+        check_status(status)
+        async with self._write() as conn:
+            await _update_game(conn, game_id, status=status, last_active_at=now)
+
+    async def touch(self, game_id: str, now: float) -> None:
+        """Record activity in ``game_id`` at ``now``."""
+        async with self._write() as conn:
+            await _update_game(conn, game_id, last_active_at=now)
+
+    async def set_rematch(self, game_id: str, rematch_id: str) -> str:
+        """Link ``game_id`` to its rematch unless it has one; return the rematch now stored.
+
+        Compare-and-set: of callers racing to start a rematch, the first wins and every
+        caller gets the winner's id back.
+        """
+        async with self._write() as conn:
+            await conn.execute(
+                update(games)
+                .where(games.c.id == game_id, games.c.rematch_id.is_(None))
+                .values(rematch_id=rematch_id)
+            )
+            stored = (
+                await conn.execute(select(games.c.rematch_id).where(games.c.id == game_id))
+            ).one_or_none()
+        if stored is None:
+            raise UnknownGame(f"no game {game_id!r}")
+        return str(stored.rematch_id)
+
+    async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
+        """Append ``steps`` to ``game_id`` in one transaction, durable on return.
+
+        The game counts as active at ``now``; a step with ``created_at`` 0.0 is stamped
+        ``now``.  If any step number is already taken nothing is appended and
+        :class:`SeqConflict` is raised.
+        """
+        check_steps(steps)
+        try:
+            async with self._write() as conn:
+                await _update_game(conn, game_id, last_active_at=now)
+                if steps:
+                    await conn.execute(
+                        insert(steps_table),
+                        [
+                            {
+                                "game_id": game_id,
+                                "seq": step.seq,
+                                "kind": step.kind,
+                                "data": step.data,
+                                "client_id": step.client_id,
+                                "created_at": step.created_at or now,
+                            }
+                            for step in steps
+                        ],
+                    )
+        except IntegrityError as exc:
+            numbers = ", ".join(str(step.seq) for step in steps)
+            raise SeqConflict(
+                f"game {game_id!r}: a step among {numbers} is already stored"
+            ) from exc
+
+    # --- transactions ----------------------------------------------------------------
+
+    @asynccontextmanager
+    async def _read(self) -> AsyncIterator[AsyncConnection]:
+        async with self._guard(), self._engine.begin() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        async with self._guard(), self._writer.begin() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def _guard(self) -> AsyncIterator[None]:
+        """Turn a database failure into ``StoreUnavailable`` (integrity errors pass)."""
+        try:
+            yield
+        except IntegrityError:
+            raise
+        except _UNAVAILABLE as exc:
+            reason = _reason(exc)
+            if self._password:
+                reason = reason.replace(str(self._password), "***")
+            raise StoreUnavailable(f"database {self._url} unavailable: {reason}") from exc
+
+
+async def _game(conn: AsyncConnection, game_id: str) -> GameRow | None:
+    row = (await conn.execute(select(games).where(games.c.id == game_id))).one_or_none()
+    if row is None:
+        return None
+    seat_rows = await conn.execute(
+        select(seats_table).where(seats_table.c.game_id == game_id).order_by(seats_table.c.position)
+    )
+    return GameRow(
+        id=row.id,
+        status=row.status,
+        options=row.options,
+        settings=row.settings,
+        host=row.host,
+        seats=tuple(
+            SeatRow(
+                position=seat.position,
+                name=seat.name,
+                kind=seat.kind,
+                level=seat.level,
+                token_hash=seat.token_hash,
+            )
+            for seat in seat_rows
+        ),
+        created_at=row.created_at,
+        last_active_at=row.last_active_at,
+        rematch_of=row.rematch_of,
+        rematch_id=row.rematch_id,
+    )
+
+
+async def _steps(conn: AsyncConnection, game_id: str, after: int) -> list[StepRow]:
+    rows = await conn.execute(
+        select(steps_table)
+        .where(steps_table.c.game_id == game_id, steps_table.c.seq > after)
+        .order_by(steps_table.c.seq)
+    )
+    return [_step(row) for row in rows]
+
+
+def _step(row: Row[Any]) -> StepRow:
+    return StepRow(
+        seq=row.seq,
+        kind=row.kind,
+        data=row.data,
+        client_id=row.client_id,
+        created_at=row.created_at,
+    )
+
+
+async def _insert_seats(conn: AsyncConnection, game_id: str, seat_rows: Sequence[SeatRow]) -> None:
+    if not seat_rows:
+        return
+    await conn.execute(
+        insert(seats_table),
+        [
+            {
+                "game_id": game_id,
+                "position": seat.position,
+                "name": seat.name,
+                "kind": seat.kind,
+                "level": seat.level,
+                "token_hash": seat.token_hash,
+            }
+            for seat in seat_rows
+        ],
+    )
+
+
+async def _update_game(conn: AsyncConnection, game_id: str, **values: Any) -> None:
+    result = await conn.execute(update(games).where(games.c.id == game_id).values(**values))
+    if result.rowcount == 0:
+        raise UnknownGame(f"no game {game_id!r}")
+
+
+def _reason(exc: BaseException) -> str:
+    """The driver's own message (without SQLAlchemy's statement and parameters)."""
+    orig = getattr(exc, "orig", None)
+    cause = orig if isinstance(orig, BaseException) else exc
+    text = str(cause).strip() or type(cause).__name__
+    return f"{type(cause).__name__}: {text.splitlines()[0]}"

@@ -1,0 +1,479 @@
+"""The store: game records in SQLite and PostgreSQL (each test runs on both)."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import socket
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import MetaData, text
+from sqlalchemy import inspect as sa_inspect
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from maumau.store import (
+    GameExists,
+    GameRow,
+    SeatRow,
+    SeqConflict,
+    StepRow,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    UnknownGame,
+    database_url,
+    sqlite_url,
+)
+from maumau.store.connect import make_engine
+from maumau.store.migrate import head_revision
+from maumau.store.schema import metadata
+from pg import pg_admin
+
+pytestmark = pytest.mark.anyio
+
+STORE = Path(__file__).resolve().parents[1] / "src" / "maumau" / "store"
+
+OPTIONS: dict[str, Any] = {
+    "deck": 32,
+    "sevens": {"stack": True, "draw": 2},
+    "scoring": {"mode": "penalty", "limit": 100, "values": [1.5, -2, None, True]},
+    "names": ["Jürgen", "Zoë", "日本"],
+}
+SEATS = (
+    SeatRow(position=0, name="Jürgen 🃏", kind="human", level=None, token_hash="a" * 64),
+    SeatRow(position=1, name="Bot Zoë", kind="bot", level="normal", token_hash=None),
+    SeatRow(position=2, name="Ann", kind="human", level=None, token_hash="b" * 64),
+)
+
+
+def game_row(game_id: str = "g1", **changes: Any) -> GameRow:
+    fields: dict[str, Any] = {
+        "id": game_id,
+        "status": "lobby",
+        "options": OPTIONS,
+        "settings": {"public": False, "turn_seconds": 30, "nested": {"x": [1, {"y": "ß"}]}},
+        "host": 0,
+        "seats": SEATS,
+        "created_at": 1_700_000_000.25,
+        "last_active_at": 1_700_000_000.25,
+        "rematch_of": None,
+        "rematch_id": None,
+    }
+    fields.update(changes)
+    return GameRow(**fields)
+
+
+def step(seq: int, kind: str = "action", **data: Any) -> StepRow:
+    return StepRow(seq=seq, kind=kind, data={"seq": seq, **data})
+
+
+@pytest.fixture
+async def store(db_url: str) -> AsyncIterator[Store]:
+    opened = await Store.open(db_url)
+    try:
+        yield opened
+    finally:
+        await opened.close()
+
+
+# --- reading back what was written ----------------------------------------------------
+
+
+async def test_create_and_load_round_trip_every_field(store: Store) -> None:
+    game = game_row(rematch_of="g0", status="playing", host=2)
+    await store.create_game(game)
+    assert await store.game("g1") == game
+    loaded = await store.load("g1")
+    assert loaded == (game, [])
+    assert loaded is not None and loaded[0].options["names"] == ["Jürgen", "Zoë", "日本"]
+    assert store.dialect in ("sqlite", "postgresql")
+
+
+async def test_unknown_game_reads_as_none_and_changes_raise(store: Store) -> None:
+    assert await store.game("nope") is None
+    assert await store.load("nope") is None
+    assert await store.steps("nope") == []
+    with pytest.raises(UnknownGame):
+        await store.append("nope", [step(0, "deal")], now=1.0)
+    with pytest.raises(UnknownGame):
+        await store.set_status("nope", "closed", now=1.0)
+    with pytest.raises(UnknownGame):
+        await store.touch("nope", now=1.0)
+    with pytest.raises(UnknownGame):
+        await store.set_rematch("nope", "r1")
+    with pytest.raises(UnknownGame):
+        await store.replace_seats("nope", SEATS, host=0)
+    assert await store.steps("nope") == []
+
+
+async def test_create_game_twice_raises_game_exists_and_keeps_the_first(store: Store) -> None:
+    await store.create_game(game_row())
+    with pytest.raises(GameExists):
+        await store.create_game(game_row(status="playing", seats=SEATS[:1]))
+    assert await store.game("g1") == game_row()
+
+
+async def test_bad_values_are_refused_before_the_database(store: Store) -> None:
+    with pytest.raises(ValueError, match="status"):
+        await store.create_game(game_row(status="running"))
+    with pytest.raises(ValueError, match="kind"):
+        await store.create_game(game_row(seats=(SeatRow(0, "x", "alien", None, None),)))
+    with pytest.raises(ValueError, match="repeat"):
+        await store.create_game(game_row(seats=(SEATS[0], SEATS[0])))
+    assert await store.game("g1") is None
+    await store.create_game(game_row())
+    with pytest.raises(ValueError, match="kind"):
+        await store.append("g1", [StepRow(0, "shuffle", {})], now=1.0)
+    with pytest.raises(ValueError, match="status"):
+        await store.set_status("g1", "paused", now=1.0)
+    assert await store.steps("g1") == []
+
+
+# --- steps ------------------------------------------------------------------------------
+
+
+async def test_steps_are_ordered_and_filtered_by_after(store: Store) -> None:
+    await store.create_game(game_row())
+    deal = StepRow(seq=0, kind="deal", data={"hands": [["7H", "JC"], []], "seed": "ä"})
+    await store.append("g1", [deal], now=10.0)
+    await store.append(
+        "g1",
+        [
+            StepRow(2, "action", {"type": "draw"}, client_id="c-2", created_at=11.5),
+            StepRow(1, "action", {"type": "play", "card": "7H"}, client_id="c-1"),
+        ],
+        now=12.0,
+    )
+    await store.append("g1", [step(3)], now=13.0)
+
+    all_steps = await store.steps("g1")
+    assert [s.seq for s in all_steps] == [0, 1, 2, 3]
+    assert all_steps[0] == StepRow(0, "deal", deal.data, None, 10.0)  # stamped with now
+    assert all_steps[1] == StepRow(1, "action", {"type": "play", "card": "7H"}, "c-1", 12.0)
+    assert all_steps[2].created_at == 11.5  # a given time is kept
+    assert [s.seq for s in await store.steps("g1", after=0)] == [1, 2, 3]
+    assert [s.seq for s in await store.steps("g1", after=2)] == [3]
+    assert await store.steps("g1", after=3) == []
+    loaded = await store.load("g1")
+    assert loaded is not None
+    assert loaded[1] == all_steps
+    assert loaded[0].last_active_at == 13.0
+
+
+async def test_steps_of_one_game_do_not_mix_with_another(store: Store) -> None:
+    await store.create_game(game_row("g1"))
+    await store.create_game(game_row("g2"))
+    await store.append("g1", [step(0, "deal", game="g1")], now=5.0)
+    await store.append("g2", [step(0, "deal", game="g2"), step(1, game="g2")], now=5.0)
+    assert [s.data["game"] for s in await store.steps("g1")] == ["g1"]
+    assert [s.data["game"] for s in await store.steps("g2")] == ["g2", "g2"]
+
+
+async def test_append_batch_with_a_taken_seq_appends_nothing(store: Store) -> None:
+    await store.create_game(game_row())
+    await store.append("g1", [step(0, "deal"), step(1)], now=10.0)
+    with pytest.raises(SeqConflict) as raised:
+        await store.append("g1", [step(2), step(1, other=True), step(3)], now=20.0)
+    assert isinstance(raised.value, StoreError)
+    assert [s.seq for s in await store.steps("g1")] == [0, 1]
+    assert (await store.steps("g1"))[1].data == {"seq": 1}
+    game = await store.game("g1")
+    assert game is not None and game.last_active_at == 10.0  # rolled back as well
+    await store.append("g1", [step(2), step(3)], now=30.0)  # the store is fine afterwards
+    assert [s.seq for s in await store.steps("g1")] == [0, 1, 2, 3]
+
+
+async def test_two_writers_of_the_same_step_one_wins(db_url: str) -> None:
+    first, second = await Store.open(db_url), await Store.open(db_url)
+    try:
+        await first.create_game(game_row())
+        for seq in range(4):
+            results = await asyncio.gather(
+                first.append("g1", [step(seq, writer="first")], now=float(seq)),
+                second.append("g1", [step(seq, writer="second")], now=float(seq)),
+                return_exceptions=True,
+            )
+            failed = [r for r in results if isinstance(r, BaseException)]
+            assert len(failed) == 1, results
+            assert isinstance(failed[0], SeqConflict), failed
+            winner = "second" if results[0] is failed[0] else "first"
+            stored = await second.steps("g1", after=seq - 1)
+            assert [(s.seq, s.data["writer"]) for s in stored] == [(seq, winner)]
+    finally:
+        await first.close()
+        await second.close()
+
+
+# --- game metadata ------------------------------------------------------------------
+
+
+async def test_replace_seats_replaces_all_seats_and_the_host(store: Store) -> None:
+    await store.create_game(game_row())
+    await store.append("g1", [step(0, "deal")], now=2.0)
+    new_seats = (
+        SeatRow(0, "Ann", "human", None, "b" * 64),
+        SeatRow(1, "Bot", "bot", "hard", None),
+    )
+    await store.replace_seats("g1", new_seats, host=0)
+    game = await store.game("g1")
+    assert game is not None
+    assert game.seats == new_seats
+    assert game.host == 0
+    await store.replace_seats("g1", [], host=1)
+    game = await store.game("g1")
+    assert game is not None and game.seats == () and game.host == 1
+    with pytest.raises(ValueError, match="repeat"):
+        await store.replace_seats("g1", [new_seats[0], new_seats[0]], host=0)
+    assert [s.seq for s in await store.steps("g1")] == [0]  # steps untouched
+
+
+async def test_status_touch_ids_and_idle_games(store: Store) -> None:
+    for n, created in enumerate([300.0, 100.0, 200.0, 400.0]):
+        await store.create_game(game_row(f"g{n}", created_at=created, last_active_at=created))
+    await store.set_status("g3", "playing", now=450.0)
+    await store.set_status("g2", "finished", now=250.0)
+    await store.touch("g0", now=500.0)
+
+    g3 = await store.game("g3")
+    assert g3 is not None and (g3.status, g3.last_active_at) == ("playing", 450.0)
+    g0 = await store.game("g0")
+    assert g0 is not None and (g0.status, g0.last_active_at) == ("lobby", 500.0)
+
+    assert await store.game_ids(["lobby"]) == ["g1", "g0"]  # oldest first
+    assert await store.game_ids(["lobby", "playing", "finished"]) == ["g1", "g2", "g0", "g3"]
+    assert await store.game_ids(["closed"]) == []
+    assert await store.game_ids([]) == []
+    assert await store.idle_games(before=460.0) == ["g1", "g3"]
+    assert await store.idle_games(before=450.0) == ["g1"]  # strictly before
+    assert await store.idle_games(before=1000.0, statuses=["finished"]) == ["g2"]
+    await store.append("g1", [step(0, "deal")], now=470.0)  # an append is activity too
+    assert await store.idle_games(before=460.0) == ["g3"]
+
+
+async def test_set_rematch_is_compare_and_set(store: Store) -> None:
+    await store.create_game(game_row())
+    assert await store.set_rematch("g1", "r1") == "r1"
+    assert await store.set_rematch("g1", "r2") == "r1"
+    game = await store.game("g1")
+    assert game is not None and game.rematch_id == "r1"
+
+
+async def test_concurrent_rematches_agree_on_one(db_url: str) -> None:
+    first, second = await Store.open(db_url), await Store.open(db_url)
+    try:
+        await first.create_game(game_row())
+        got = await asyncio.gather(
+            first.set_rematch("g1", "from-first"), second.set_rematch("g1", "from-second")
+        )
+        assert got[0] == got[1] and got[0] in ("from-first", "from-second")
+        game = await first.game("g1")
+        assert game is not None and game.rematch_id == got[0]
+    finally:
+        await first.close()
+        await second.close()
+
+
+# --- opening, migrations, durability ---------------------------------------------------
+
+
+async def test_open_twice_is_a_no_op_and_data_survives_reopen(db_url: str) -> None:
+    first = await Store.open(db_url)
+    await first.create_game(game_row())
+    await first.append("g1", [step(0, "deal"), step(1)], now=9.0)
+    expected = await first.load("g1")
+
+    # a second store on the same database sees the committed steps while the first is open
+    async with await Store.open(db_url) as second:
+        assert await second.load("g1") == expected
+    await first.close()
+
+    async with await Store.open(db_url) as third:
+        assert await third.load("g1") == expected
+        assert await _revisions(db_url) == [head_revision()]
+
+
+async def test_stores_opening_a_new_database_together_migrate_once(db_url: str) -> None:
+    stores = await asyncio.gather(*(Store.open(db_url) for _ in range(3)))
+    try:
+        await stores[0].create_game(game_row())
+        assert await stores[2].game("g1") == game_row()
+        assert await _revisions(db_url) == [head_revision()]
+    finally:
+        for opened in stores:
+            await opened.close()
+
+
+async def test_migration_head_creates_exactly_the_schema(db_url: str) -> None:
+    await (await Store.open(db_url)).close()
+
+    def inspect(conn: Connection) -> tuple[list[Any], dict[str, set[str]], list[Any]]:
+        diff = compare_metadata(MigrationContext.configure(conn), metadata)
+        reflected = MetaData()
+        reflected.reflect(conn)
+        columns = {name: set(table.columns.keys()) for name, table in reflected.tables.items()}
+        keys = [
+            (name, key["constrained_columns"], key["referred_table"], key["options"])
+            for name in ("seats", "steps")
+            for key in sa_inspect(conn).get_foreign_keys(name)
+        ]
+        return diff, columns, keys
+
+    engine = create_async_engine(database_url(db_url))
+    try:
+        async with engine.connect() as conn:
+            diff, columns, keys = await conn.run_sync(inspect)
+    finally:
+        await engine.dispose()
+    assert diff == []
+    assert keys == [
+        ("seats", ["game_id"], "games", {"ondelete": "CASCADE"}),
+        ("steps", ["game_id"], "games", {"ondelete": "CASCADE"}),
+    ]
+    expected = {name: set(table.columns.keys()) for name, table in metadata.tables.items()}
+    assert columns == {**expected, "alembic_version": {"version_num"}}
+
+
+async def _revisions(url: str) -> list[str]:
+    engine = create_async_engine(database_url(url))
+    try:
+        async with engine.connect() as conn:
+            rows = await conn.execute(text("SELECT version_num FROM alembic_version"))
+            return [str(row[0]) for row in rows]
+    finally:
+        await engine.dispose()
+
+
+async def test_sqlite_file_settings_and_folder(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "folder" / "games.db"
+    async with await Store.open(f"sqlite:///{path}") as opened:
+        assert opened.dialect == "sqlite"
+        await opened.create_game(game_row())
+        await opened.append("g1", [step(0, "deal")], now=3.0)
+        # committed on return: a plain sqlite3 connection reads it while the store is open
+        with sqlite3.connect(path) as raw:
+            assert raw.execute("SELECT seq FROM steps WHERE game_id = 'g1'").fetchall() == [(0,)]
+            assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    engine = make_engine(sqlite_url(path))
+    try:
+        async with engine.connect() as conn:
+            pragmas = {
+                name: (await conn.exec_driver_sql(f"PRAGMA {name}")).scalar()
+                for name in ("journal_mode", "synchronous", "foreign_keys", "busy_timeout")
+            }
+    finally:
+        await engine.dispose()
+    assert pragmas == {
+        "journal_mode": "wal",
+        "synchronous": 2,
+        "foreign_keys": 1,
+        "busy_timeout": 5000,
+    }
+
+
+async def test_postgresql_store(pg_db_url: str) -> None:
+    async with await Store.open(pg_db_url) as opened:
+        assert opened.dialect == "postgresql"
+
+
+# --- failures ------------------------------------------------------------------------
+
+
+async def test_unreachable_postgresql_is_unavailable_without_the_password() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(StoreUnavailable) as raised:
+        await Store.open(f"postgresql://maumau:s3cr3t-pw@127.0.0.1:{port}/maumau")
+    message = str(raised.value)
+    assert "s3cr3t-pw" not in message
+    assert f"127.0.0.1:{port}" in message and "***" in message
+
+
+async def test_sqlite_in_an_unwritable_place_is_unavailable(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(StoreUnavailable, match="unavailable"):
+        await Store.open(f"sqlite:///{blocker / 'sub' / 'games.db'}")
+    with pytest.raises(StoreUnavailable):
+        await Store.open(f"sqlite:///{blocker / 'games.db'}")
+
+
+async def test_a_database_gone_while_open_is_unavailable(pg_url: str, pg_db_url: str) -> None:
+    async with await Store.open(pg_db_url) as opened:
+        await opened.create_game(game_row())
+        name = pg_db_url.rsplit("/", 1)[1]
+        await pg_admin(pg_url, f'DROP DATABASE "{name}" WITH (FORCE)')
+        with pytest.raises(StoreUnavailable):
+            await opened.game("g1")
+        with pytest.raises(StoreUnavailable):
+            await opened.append("g1", [step(0, "deal")], now=1.0)
+
+
+async def test_unsupported_url_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="mysql"):
+        await Store.open("mysql://root:pw@localhost/db")
+
+
+# --- URLs and layering ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("sqlite:///games.db", "sqlite+aiosqlite:///games.db"),
+        ("sqlite:////var/lib/maumau/games.db", "sqlite+aiosqlite:////var/lib/maumau/games.db"),
+        ("sqlite+aiosqlite:///x.db", "sqlite+aiosqlite:///x.db"),
+        ("postgresql://u:p@db:5432/maumau", "postgresql+asyncpg://u:p@db:5432/maumau"),
+        (
+            "postgres://u@db/maumau?sslmode=require",
+            "postgresql+asyncpg://u@db/maumau?sslmode=require",
+        ),
+        ("postgresql+asyncpg://u@db/maumau", "postgresql+asyncpg://u@db/maumau"),
+        ("postgresql+psycopg://u@db/maumau", "postgresql+psycopg://u@db/maumau"),
+    ],
+)
+def test_database_url_picks_the_async_driver(given: str, expected: str) -> None:
+    assert database_url(given) == expected
+
+
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        ("mysql://u:p@db/maumau", "mysql"),
+        ("redis://localhost", "redis"),
+        ("games.db", "://"),
+        ("sqlite+://x", "driver"),
+    ],
+)
+def test_database_url_refuses_other_databases(given: str, named: str) -> None:
+    with pytest.raises(ValueError, match=named) as raised:
+        database_url(given)
+    assert ":p@" not in str(raised.value)
+
+
+def test_sqlite_url_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert sqlite_url(Path("data/games.db")) == f"sqlite+aiosqlite:///{tmp_path}/data/games.db"
+    assert sqlite_url(tmp_path / "x.db") == f"sqlite+aiosqlite:///{tmp_path}/x.db"
+
+
+def test_store_imports_nothing_else_of_maumau() -> None:
+    files = sorted(STORE.rglob("*.py"))
+    assert len(files) >= 8
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] == "maumau":
+                    assert name.startswith("maumau.store"), f"{path.name} imports {name}"
