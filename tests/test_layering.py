@@ -49,3 +49,35 @@ def test_engine_uses_no_global_randomness() -> None:
         text = path.read_text(encoding="utf-8")
         for banned in ("random.random(", "random.shuffle(", "random.choice(", "time.", "os."):
             assert banned not in text, f"{path.name} uses {banned}"
+
+
+PACKAGE = ENGINE.parent
+
+#: which of our packages each package may import (imports point one way:
+#: engine <- bots <- server, store <- server; the command line may use them all)
+MAY_IMPORT = {
+    "engine": {"engine"},
+    "bots": {"engine", "bots"},
+    "store": {"store"},
+    "server": {"engine", "bots", "store", "server"},
+}
+
+
+def test_packages_import_one_way() -> None:
+    for package, allowed in MAY_IMPORT.items():
+        files = sorted((PACKAGE / package).rglob("*.py"))
+        assert files, f"the {package} package exists"
+        for path in files:
+            for name in _imports(path):
+                if name == "maumau" or name.startswith("maumau."):
+                    parts = name.split(".")
+                    inner = parts[1] if len(parts) > 1 else ""
+                    assert inner in allowed or inner == "__version__" or (
+                        package == "server" and name == "maumau"
+                    ), f"{path.relative_to(PACKAGE)} imports {name}"
+
+
+def test_modules_stay_small() -> None:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").count("\n")
+        assert lines <= 450, f"{path.relative_to(PACKAGE)} has {lines} lines: split it"

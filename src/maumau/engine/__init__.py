@@ -23,7 +23,7 @@ from maumau.engine.cards import CARDS, Card, card_code, parse_card
 from maumau.engine.errors import BadCard, BadLayout, BadOption, EngineError, IllegalAction
 from maumau.engine.game import Game, Layout, RoundResult, check_layout
 from maumau.engine.options import OPTION_KEYS, PRESETS, Rules
-from maumau.engine.record import Record, RecordFormatError, parse_record
+from maumau.engine.record import Record, RecordFormatError, action_from_json, parse_record
 from maumau.engine.replay import ReplayError, record_of, replay, replay_report
 from maumau.engine.round import Round
 from maumau.engine.view import SeatView, seat_view
@@ -54,6 +54,7 @@ __all__ = [
     "RoundResult",
     "Rules",
     "SeatView",
+    "action_from_json",
     "card_code",
     "check_layout",
     "parse_action",

@@ -293,6 +293,13 @@ def _layout(value: Any, where: str) -> Layout | UnreadableLayout:
     return Layout.parse(hands, start, stock, bool(free))
 
 
+def action_from_json(value: Any, where: str = "action") -> tuple[int, Action]:
+    """Read one action object of a record (``{"seat": 0, "play": "7H"}``...) as
+    ``(seat, action)``.  A malformed object raises :class:`RecordFormatError`; a card or
+    suit that is not one gives an :class:`UnreadableAction` whose :meth:`error` says so."""
+    return _action(value, where)
+
+
 def _action(value: Any, where: str) -> tuple[int, Action]:
     obj = _object(value, where)
     verbs = [v for v in VERBS if v in obj]

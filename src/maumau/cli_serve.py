@@ -1,0 +1,78 @@
+"""``maumau serve``: the game server on one command."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from maumau.store import database_url
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``serve`` on the ``maumau`` sub-command parser."""
+    serve = commands.add_parser(
+        "serve",
+        help="run the game server",
+        description="Serve the game: tables by link, live play, the web client. By default "
+        "it keeps its games in a SQLite file in --data-dir (created on first run).",
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument(
+        "--data-dir", type=Path, default=Path("maumau-data"), help="where the SQLite file lives"
+    )
+    serve.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="sqlite:///FILE or postgresql://USER@HOST:PORT/DB instead of the data directory",
+    )
+    serve.add_argument(
+        "--allow-origin",
+        metavar="ORIGIN",
+        action="append",
+        help="also accept WebSockets from pages of this origin ('*': any); repeatable",
+    )
+    serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.set_defaults(handler=cmd_serve)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from maumau.server.app import create_app
+    from maumau.server.config import ServerConfig
+
+    if args.database_url:
+        try:
+            database_url(args.database_url)
+        except ValueError as exc:
+            print(f"maumau serve: --database-url: {exc}", file=sys.stderr)
+            return 2
+    data_dir: Path = args.data_dir.resolve()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"maumau serve: cannot create the data directory {data_dir}: {exc}", file=sys.stderr)
+        return 2
+    config = ServerConfig(
+        data_dir=data_dir,
+        database_url=args.database_url,
+        allowed_origins=tuple(args.allow_origin) if args.allow_origin else None,
+    )
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    where = "the database given by --database-url" if args.database_url else str(data_dir)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Mau Mau: games are kept in {where}", flush=True)
+    print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
+    uvicorn.run(
+        create_app(config),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        ws_max_size=64 * 1024,
+        proxy_headers=False,
+    )
+    return 0

@@ -1,0 +1,96 @@
+"""The ASGI application: ``create_app(config)`` gives a FastAPI app with its store,
+its hub of live tables, the HTTP routes, the WebSocket endpoint and the web client."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from maumau import __version__
+from maumau.server import routes, sockets
+from maumau.server.config import ServerConfig
+from maumau.server.errors import ServerError
+from maumau.server.hub import Hub
+from maumau.server.limits import AddressLimiter
+from maumau.store import Store
+
+log = logging.getLogger("maumau.server")
+
+#: request bodies larger than this are refused before they are read
+MAX_BODY = 64 * 1024
+
+
+def create_app(config: ServerConfig | None = None) -> FastAPI:
+    config = config or ServerConfig()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if config.database_url is None:
+            config.data_dir.mkdir(parents=True, exist_ok=True)
+        store = await Store.open(config.url)
+        hub = Hub(store, config)
+        app.state.hub = hub
+        resumed = await hub.resume()
+        if resumed:
+            log.info("resumed %d unfinished table(s)", resumed)
+        hub.start()
+        try:
+            yield
+        finally:
+            await hub.stop()
+            await store.close()
+
+    app = FastAPI(
+        title="Mau Mau",
+        version=__version__,
+        summary="Tables by link, live play over WebSocket (see docs/protocol.md)",
+        lifespan=lifespan,
+    )
+    app.state.config = config
+    app.state.create_limiter = AddressLimiter(config.tables_per_minute)
+
+    @app.exception_handler(ServerError)
+    async def server_error(request: Request, exc: ServerError) -> JSONResponse:
+        return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for error in exc.errors()[:3]:
+            where = ".".join(str(p) for p in error["loc"] if p != "body") or "body"
+            parts.append(f"{where}: {error['msg']}")
+        body = {"code": "bad_message", "message": "; ".join(parts)}
+        return JSONResponse({"error": body}, status_code=400)
+
+    app.add_middleware(BodyLimit)
+    app.include_router(routes.router)
+    app.include_router(sockets.router)
+    app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
+    return app
+
+
+class BodyLimit:
+    """Refuse HTTP requests whose declared body is larger than ``limit`` bytes."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for name, value in scope.get("headers", ()):
+                if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                    error = {
+                        "code": "message_too_large",
+                        "message": f"a request body may be at most {self.limit} bytes",
+                    }
+                    await JSONResponse({"error": error}, status_code=413)(scope, receive, send)
+                    return
+        await self.app(scope, receive, send)

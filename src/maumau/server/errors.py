@@ -1,0 +1,80 @@
+"""Every error the server answers with: a stable code, an HTTP status and a meaning.
+
+The engine's own codes (``not_your_turn``, ``card_not_playable``...; see
+``docs/record.md``) reach clients unchanged; the codes below are the server's.
+"""
+
+from __future__ import annotations
+
+#: code -> (HTTP status, what it means)
+ERROR_CODES: dict[str, tuple[int, str]] = {
+    # requests and messages
+    "bad_json": (400, "the message is not valid JSON"),
+    "bad_message": (400, "the message or body does not have the documented shape"),
+    "unknown_type": (400, "the message's type is not one the server knows"),
+    "message_too_large": (413, "the message is longer than the server accepts"),
+    "rate_limited": (429, "too many messages or requests; slow down"),
+    "too_many_tables": (429, "this address has created too many tables lately"),
+    "bad_origin": (403, "a WebSocket from another site's page is refused"),
+    # who you are
+    "bad_token": (403, "the token is not one of this table's seat tokens"),
+    "no_token": (401, "this needs a seat token (Authorization: Bearer ...)"),
+    "hello_required": (400, "the first message on a connection must be hello"),
+    "already_greeted": (400, "hello was sent already on this connection"),
+    "not_seated": (403, "spectators cannot act"),
+    "not_your_seat": (403, "an action may only be taken for the connection's own seat"),
+    "not_host": (403, "only the host may do this"),
+    # tables
+    "unknown_game": (404, "there is no table with this id"),
+    "unknown_seat": (404, "there is no such seat at this table"),
+    "table_full": (409, "every seat is taken"),
+    "game_started": (409, "the game has started: seats cannot change now"),
+    "game_not_started": (409, "the game has not started yet"),
+    "game_not_finished": (409, "only a finished game has a rematch or a full record"),
+    "too_few_players": (409, "a game needs at least two seats"),
+    "table_closed": (410, "the table was closed; its record is kept"),
+    "bad_option": (422, "an unknown option key or a bad value (the message names it)"),
+    "bad_level": (422, "not a computer player level: random, easy, normal, hard"),
+    # moves
+    "stale_version": (409, "the game moved on since the version this move was made for"),
+    "bad_action": (400, "the action object is malformed (the message says where)"),
+    "bad_card": (400, "not a card code of this game's deck"),
+    # the server itself
+    "store_unavailable": (503, "the database cannot be reached; nothing was changed"),
+    "conflict": (409, "another server process changed this game first; try again"),
+    "server_stopping": (503, "the server is restarting; reconnect in a moment"),
+    "internal_error": (500, "the server failed; the failure is logged (a bug to report)"),
+}
+
+#: the engine's refusals of a move (docs/record.md); all answered with HTTP-like 409
+ENGINE_CODES: tuple[str, ...] = (
+    "not_your_turn",
+    "card_not_in_hand",
+    "card_not_playable",
+    "suit_required",
+    "bad_suit",
+    "must_draw",
+    "must_play",
+    "cannot_pass",
+    "cannot_draw",
+    "must_pass",
+    "already_drawn",
+    "wrong_draw_count",
+    "nothing_to_catch",
+    "round_over",
+    "round_not_over",
+    "game_over",
+)
+
+
+class ServerError(Exception):
+    """A refusal with a stable ``code``; ``status`` is its HTTP status."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = ERROR_CODES[code][0] if code in ERROR_CODES else 409
+
+    def to_json(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}

@@ -1,0 +1,281 @@
+"""The wire protocol: every message between a client and the server, as typed models.
+
+These models are the single definition of the protocol; ``docs/protocol.md`` describes
+them for people, and a test checks that it names every message, field and error code.
+Cards are written as in game records (``"7H"``, ``"TC"``), actions as record actions
+without the seat (the seat is the one the connection's token holds).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from maumau.server.errors import ERROR_CODES
+
+
+class Model(BaseModel):
+    """Base of every message: unknown fields are refused, not ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --- table settings (not rule keys; chosen at creation, shown to everyone) -----------------
+
+
+class TableSettings(Model):
+    #: seconds a disconnected player has before a computer player takes the seat over
+    #: (``null``: never)
+    grace_seconds: float | None = Field(default=30.0, ge=0, le=3600)
+    #: seconds a player has for a move before the seat's computer player makes it
+    #: (``null``: no turn timer)
+    turn_seconds: float | None = Field(default=None, ge=1, le=3600)
+    #: how long a computer player waits before it moves, in milliseconds
+    bot_delay_ms: int = Field(default=900, ge=0, le=10_000)
+    #: the table closes after this many seconds with nobody connected (its record is kept)
+    idle_close_seconds: float = Field(default=86_400.0, ge=1, le=30 * 86_400)
+    #: the computer player that stands in for an absent player or an expired timer
+    stand_in_level: Literal["random", "easy", "normal", "hard"] = "normal"
+
+
+BotLevel = Annotated[str, Field(pattern=r"^(random|easy|normal|hard)$")]
+Name = Annotated[str, Field(min_length=1, max_length=32)]
+
+
+# --- HTTP bodies ------------------------------------------------------------------------
+
+
+class CreateGame(Model):
+    """``POST /api/games``: a new table; its creator takes seat 0 and is the host."""
+
+    name: Name
+    preset: str | None = None
+    options: dict[str, Any] = Field(default_factory=dict)
+    settings: TableSettings = Field(default_factory=TableSettings)
+
+
+class JoinGame(Model):
+    """``POST /api/games/{id}/seats``: claim a free seat."""
+
+    name: Name
+
+
+class AddBot(Model):
+    """``POST /api/games/{id}/bots``: the host adds a computer player."""
+
+    level: BotLevel = "normal"
+
+
+class SeatGranted(Model):
+    """The answer to creating a table or claiming a seat.  ``token`` is the seat's
+    secret: keep it, send it only in the ``Authorization: Bearer`` header and in
+    ``hello``; never put it in a URL."""
+
+    game_id: str
+    invite: str
+    seat: int
+    token: str
+
+
+class BotAdded(Model):
+    seat: int
+
+
+class RematchCreated(Model):
+    game_id: str
+    invite: str
+
+
+class Health(Model):
+    status: Literal["ok", "degraded"]
+    database: Literal["ok", "unavailable"]
+    tables: int
+    connections: int
+
+
+class SeatInfo(Model):
+    position: int
+    name: str
+    kind: Literal["human", "bot"]
+    level: str | None
+    #: a human seat with at least one open connection
+    connected: bool
+    #: a computer player is playing for this human seat (absent player or timer)
+    stand_in: bool
+
+
+class GameInfo(Model):
+    """``GET /api/games/{id}``, and the ``lobby`` message: everything public about a
+    table."""
+
+    game_id: str
+    invite: str
+    status: Literal["lobby", "playing", "finished", "closed"]
+    options: dict[str, Any]
+    rules: dict[str, Any]
+    settings: TableSettings
+    host: int
+    seats: list[SeatInfo]
+    max_seats: int
+    rematch_of: str | None
+    rematch_id: str | None
+
+
+class ErrorBody(Model):
+    code: str
+    message: str
+
+
+class ErrorReply(Model):
+    """Every HTTP error: ``{"error": {"code": ..., "message": ...}}``."""
+
+    error: ErrorBody
+
+
+# --- WebSocket: client to server ---------------------------------------------------------
+
+
+class Hello(Model):
+    """The first message on a connection: a seat's token, or none to watch."""
+
+    type: Literal["hello"]
+    token: str | None = Field(default=None, max_length=128)
+
+
+class ActionMessage(Model):
+    """A move.  ``action`` is a record action without ``seat``: ``{"play": "JC",
+    "suit": "H", "call": "mau"}``, ``{"draw": 1}`` (or ``{"draw": null}``: whatever the
+    rules make you draw), ``{"pass": true}``, ``{"catch": 2}``.  ``version`` is the state
+    version the client saw; ``action_id`` is the client's own id for this move, so that a
+    resent move is answered again, not applied twice."""
+
+    type: Literal["action"]
+    version: int = Field(ge=0)
+    action_id: str = Field(min_length=1, max_length=64)
+    action: dict[str, Any]
+
+
+class Ping(Model):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | ActionMessage | Ping, Field(discriminator="type")]
+
+
+# --- WebSocket: server to client ---------------------------------------------------------
+
+
+class Welcome(Model):
+    """The answer to ``hello``: who this connection is."""
+
+    type: Literal["welcome"] = "welcome"
+    game_id: str
+    seat: int | None
+    role: Literal["player", "spectator"]
+    host: bool
+
+
+class Lobby(Model):
+    """The table changed: seats, connections, status (sent to everyone)."""
+
+    type: Literal["lobby"] = "lobby"
+    game: GameInfo
+
+
+class State(Model):
+    """The game as this connection may see it (rules.md §8), after every change."""
+
+    type: Literal["state"] = "state"
+    version: int
+    #: the seat's view (``SeatView.to_json``): its own hand only, counts for the others
+    view: dict[str, Any]
+    #: public log entries new since this connection's last ``state`` (this seat's own
+    #: draws show their cards)
+    events: list[dict[str, Any]]
+    #: what this seat may do now, as action objects (empty when it may not act)
+    legal: list[dict[str, Any]]
+    #: SHA-256 commitment to this round's seed and salt (record.md, "Verifiable shuffle")
+    commitment: str | None
+    #: unix time when the turn timer runs out for the seat to move, if a timer runs
+    turn_deadline: float | None
+
+
+class Ack(Model):
+    """A move was accepted and committed; ``duplicate`` if it had been already."""
+
+    type: Literal["ack"] = "ack"
+    action_id: str
+    version: int
+    duplicate: bool = False
+
+
+class RoundEnd(Model):
+    """A round ended: every hand revealed, the points, and the shuffle's seed and salt."""
+
+    type: Literal["round_end"] = "round_end"
+    round: int
+    out: int
+    hands: list[list[str]]
+    hand_values: list[int]
+    totals: list[int]
+    rounds_won: list[int]
+    seed: int
+    salt: str | None
+    commitment: str | None
+
+
+class GameEnd(Model):
+    type: Literal["game_end"] = "game_end"
+    winners: list[int]
+    draw: bool
+    decided_by: str
+    totals: list[int]
+    rounds_won: list[int]
+
+
+class Rematch(Model):
+    """A rematch table exists: same options and seats; join it with the same token."""
+
+    type: Literal["rematch"] = "rematch"
+    game_id: str
+    invite: str
+
+
+class Pong(Model):
+    type: Literal["pong"] = "pong"
+
+
+class ErrorMessage(Model):
+    """Something the client sent was refused; nothing changed.  ``action_id`` is set
+    when the refused message was a move."""
+
+    type: Literal["error"] = "error"
+    code: str
+    message: str
+    action_id: str | None = None
+
+
+class Closed(Model):
+    """The server closes this connection (the table closed, or a fatal error)."""
+
+    type: Literal["closed"] = "closed"
+    code: str
+    message: str
+
+
+SERVER_MESSAGES: tuple[type[Model], ...] = (
+    Welcome,
+    Lobby,
+    State,
+    Ack,
+    RoundEnd,
+    GameEnd,
+    Rematch,
+    Pong,
+    ErrorMessage,
+    Closed,
+)
+CLIENT_MESSAGES: tuple[type[Model], ...] = (Hello, ActionMessage, Ping)
+
+__all__ = ["CLIENT_MESSAGES", "ERROR_CODES", "SERVER_MESSAGES"]

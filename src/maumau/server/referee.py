@@ -1,0 +1,261 @@
+"""The referee of one live table: commits steps, then tells every connection.
+
+Every change goes the same way, under the table's lock: the engine applies it (an
+illegal move changes nothing), the store commits it, and only then are the players
+told.  If the store refuses, the table is rebuilt from what was committed.  The
+referee also moves for computer players: bot seats, absent players' seats after the
+grace period, and a seat whose turn timer ran out (see :mod:`maumau.server.stand_in`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import NoReturn
+
+from maumau.engine import Game, IllegalAction
+from maumau.engine.actions import Action
+from maumau.server.connection import Connection
+from maumau.server.errors import ServerError
+from maumau.server.protocol import (
+    Ack,
+    Closed,
+    GameEnd,
+    Lobby,
+    Model,
+    RoundEnd,
+    State,
+    Welcome,
+)
+from maumau.server.stand_in import StandIn
+from maumau.server.table import Table, new_deal, read_action
+from maumau.store import SeqConflict, StepRow, Store, StoreError
+
+log = logging.getLogger("maumau.server")
+
+
+class Referee:
+    """The one writer of a table, and its connections."""
+
+    def __init__(self, table: Table, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.table = table
+        self.store = store
+        self.clock = clock
+        self.connections: set[Connection] = set()
+        self.stand_in = StandIn(self)
+        self.last_seen = max(table.last_active_at, table.created_at)
+
+    # --- connections ------------------------------------------------------------------
+
+    def connected(self) -> set[int]:
+        return {c.seat for c in self.connections if c.seat is not None}
+
+    def join(self, conn: Connection, seat: int | None) -> None:
+        table = self.table
+        conn.seat = seat
+        conn.greeted = True
+        conn.round, conn.logged = -1, 0
+        self.connections.add(conn)
+        self.last_seen = self.clock()
+        conn.send(
+            Welcome(
+                game_id=table.id,
+                seat=seat,
+                role="spectator" if seat is None else "player",
+                host=seat is not None and seat == table.host,
+            )
+        )
+        if seat is not None:
+            self.stand_in.returned(seat)
+        self.broadcast_lobby()
+        if table.game is not None:
+            conn.send(self.state_for(conn))
+        self.stand_in.poke()
+
+    def leave(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        self.last_seen = self.clock()
+        seat = conn.seat
+        if seat is not None and seat not in self.connected():
+            self.stand_in.absent(seat)
+        self.broadcast_lobby()
+
+    def close_all(self, code: str, message: str) -> None:
+        for conn in list(self.connections):
+            conn.close(Closed(code=code, message=message))
+        self.connections.clear()
+        self.stand_in.stop()
+
+    # --- telling players --------------------------------------------------------------
+
+    def broadcast(self, message: Model) -> None:
+        text = message.model_dump_json()
+        for conn in self.connections:
+            conn.send_text(text)
+
+    def broadcast_lobby(self) -> None:
+        self.broadcast(Lobby(game=self.table.info(self.connected())))
+
+    def broadcast_state(self) -> None:
+        for conn in self.connections:
+            conn.send(self.state_for(conn))
+
+    def state_for(self, conn: Connection) -> State:
+        game = self.table.require_game()
+        seat = conn.seat
+        view = game.view(seat)
+        if conn.round != view.round:
+            conn.round, conn.logged = view.round, 0
+        events = view.log_json(conn.logged)
+        conn.logged = len(view.log)
+        legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
+        return State(
+            version=game.version,
+            view=view.to_json(),
+            events=events,
+            legal=legal,
+            commitment=game.rounds[-1].commitment,
+            turn_deadline=self.stand_in.deadline_for(game),
+        )
+
+    # --- changing the game ------------------------------------------------------------
+
+    async def act(
+        self, conn: Connection, version: int, action_id: str, data: dict[str, object]
+    ) -> None:
+        """A player's move: answer with ``ack`` (after the commit) or an error."""
+        seat = conn.seat
+        if seat is None:
+            raise ServerError("not_seated", "spectators cannot act: claim a seat to play")
+        action = read_action(seat, dict(data))
+        table = self.table
+        async with table.lock:
+            game = table.require_game()
+            recent = table.recent.get(seat)
+            done = None if recent is None else recent.get(action_id)
+            if done is not None:
+                conn.send(Ack(action_id=action_id, version=done, duplicate=True))
+                return
+            if version != game.version:
+                raise ServerError(
+                    "stale_version",
+                    f"this move was made at version {version}, the game is at {game.version}",
+                )
+            await self.apply(seat, action, action_id)
+            conn.send(Ack(action_id=action_id, version=game.version))
+
+    async def apply(self, seat: int, action: Action, client_id: str | None = None) -> None:
+        """Apply, commit and announce one action (the caller holds the table's lock)."""
+        table = self.table
+        try:
+            step = table.try_action(seat, action, client_id)
+        except IllegalAction as exc:
+            raise ServerError(exc.code, exc.message) from None
+        await self.commit(step)
+        self.broadcast_state()
+        game = table.require_game()
+        if game.round_over:
+            self.round_ended(game)
+        if game.finished:
+            await self.finish_if_over()
+        else:
+            await self.deal_if_due()
+        self.stand_in.poke()
+
+    async def commit(self, step: StepRow) -> None:
+        """Store a step that the table has applied; on failure, undo it by rebuilding."""
+        table = self.table
+        try:
+            await self.store.append(table.id, [step], self.clock())
+        except StoreError as exc:
+            await self.failed(exc)
+        except BaseException:  # cancelled or crashed mid-commit: undo, then let it go on
+            table.rebuild(list(table.steps))
+            raise
+        table.committed(step)
+
+    async def failed(self, exc: StoreError) -> NoReturn:
+        """Undo a step the store refused, and say why."""
+        table = self.table
+        if isinstance(exc, SeqConflict):
+            await self.reload()
+            raise ServerError(
+                "conflict", "another server process changed this game first; try again"
+            )
+        table.rebuild(list(table.steps))
+        log.warning("table %s: a step could not be stored: %s", table.id, exc)
+        raise ServerError(
+            "store_unavailable", "the database cannot be reached; nothing was changed"
+        )
+
+    async def reload(self) -> None:
+        """Catch up with steps another process committed (the caller holds the lock)."""
+        table = self.table
+        try:
+            steps = await self.store.steps(table.id, len(table.steps) - 1)
+        except StoreError:
+            table.rebuild(list(table.steps))
+            return
+        table.rebuild([*table.steps, *steps])
+        if table.game is not None:
+            self.broadcast_state()
+
+    def round_ended(self, game: Game) -> None:
+        dealt = game.rounds[-1]
+        result = game.results[-1]
+        self.broadcast(
+            RoundEnd(
+                round=game.round_index,
+                out=result.out,
+                hands=[list(h) for h in result.hands],
+                hand_values=list(result.hand_values),
+                totals=list(result.totals),
+                rounds_won=list(result.rounds_won),
+                seed=dealt.seed,
+                salt=dealt.salt,
+                commitment=dealt.commitment,
+            )
+        )
+        if game.finished:
+            self.broadcast(
+                GameEnd(
+                    winners=list(game.winners or ()),
+                    draw=game.draw,
+                    decided_by=game.decided_by or "",
+                    totals=list(game.totals),
+                    rounds_won=list(game.rounds_won),
+                )
+            )
+
+    async def deal_if_due(self) -> None:
+        """Deal the next round when the game waits for one (the caller holds the lock).
+        A deal that cannot be stored is tried again by the stand-in loop."""
+        table = self.table
+        game = table.game
+        if table.status != "playing":
+            return
+        if game is not None and (game.finished or not game.round_over):
+            return
+        step = table.try_deal(new_deal())
+        await self.commit(step)
+        self.broadcast_state()
+
+    async def finish_if_over(self) -> None:
+        """Mark a finished game as such in the store (the record already says so)."""
+        table = self.table
+        game = table.game
+        if game is None or not game.finished or table.status != "playing":
+            return
+        table.status = "finished"
+        try:
+            await self.store.set_status(table.id, "finished", self.clock())
+        except StoreError as exc:
+            log.warning("table %s: could not mark finished: %s", table.id, exc)
+        self.broadcast_lobby()
+
+
+def _wire(action: Action, seat: int) -> dict[str, object]:
+    data = action.to_json(seat)
+    del data["seat"]
+    return data

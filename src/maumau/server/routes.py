@@ -1,0 +1,149 @@
+"""The HTTP part: lobby and setup.  Documented by FastAPI at ``/docs``.
+
+A seat's token travels only in the ``Authorization: Bearer`` header, never in a URL.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Request, Response
+from fastapi.responses import FileResponse, JSONResponse
+
+from maumau.server import seating
+from maumau.server.errors import ServerError
+from maumau.server.hub import Hub
+from maumau.server.protocol import (
+    AddBot,
+    BotAdded,
+    CreateGame,
+    ErrorReply,
+    GameInfo,
+    Health,
+    JoinGame,
+    RematchCreated,
+    SeatGranted,
+)
+from maumau.store import StoreError
+
+router = APIRouter()
+
+Auth = Annotated[str | None, Header(description="Bearer <seat token>")]
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorReply} for status in (400, 401, 403, 404, 409, 410, 422, 429, 503)
+}
+
+
+def hub_of(request: Request) -> Hub:
+    hub: Hub = request.app.state.hub
+    return hub
+
+
+def bearer(authorization: str | None) -> str | None:
+    if authorization is None:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ServerError("no_token", "Authorization must be 'Bearer <seat token>'")
+    return token.strip()
+
+
+@router.get("/api/health", response_model=Health, tags=["server"])
+async def health(request: Request) -> Health | JSONResponse:
+    hub = hub_of(request)
+    try:
+        await hub.store.game_ids(("lobby",))
+        database = "ok"
+    except StoreError:
+        database = "unavailable"
+    body = Health(
+        status="ok" if database == "ok" else "degraded",
+        database=database,  # type: ignore[arg-type]
+        tables=len(hub.referees),
+        connections=hub.connections,
+    )
+    if database != "ok":
+        return JSONResponse(body.model_dump(), status_code=503)
+    return body
+
+
+@router.post(
+    "/api/games", response_model=SeatGranted, status_code=201, responses=ERRORS, tags=["tables"]
+)
+async def create_game(body: CreateGame, request: Request) -> SeatGranted:
+    """Create a table; its creator takes seat 0 and is the host."""
+    hub = hub_of(request)
+    address = request.client.host if request.client else "unknown"
+    if not request.app.state.create_limiter.allow(address):
+        raise ServerError(
+            "too_many_tables", "too many tables created from this address; wait a minute"
+        )
+    return await seating.create_table(hub, body)
+
+
+@router.get("/api/games/{game_id}", response_model=GameInfo, responses=ERRORS, tags=["tables"])
+async def game_info(game_id: str, request: Request) -> GameInfo:
+    referee = await hub_of(request).referee(game_id)
+    return referee.table.info(referee.connected())
+
+
+@router.post(
+    "/api/games/{game_id}/seats", response_model=SeatGranted, responses=ERRORS, tags=["tables"]
+)
+async def claim_seat(
+    game_id: str, body: JoinGame, request: Request, authorization: Auth = None
+) -> SeatGranted:
+    """Claim a free seat.  With a token that already holds a seat here, that seat."""
+    return await seating.claim_seat(hub_of(request), game_id, body.name, bearer(authorization))
+
+
+@router.delete(
+    "/api/games/{game_id}/seats/{position}", status_code=204, responses=ERRORS, tags=["tables"]
+)
+async def remove_seat(
+    game_id: str, position: int, request: Request, authorization: Auth = None
+) -> Response:
+    """The host removes a seat, or a player leaves their own, before the start."""
+    await seating.remove_seat(hub_of(request), game_id, position, bearer(authorization))
+    return Response(status_code=204)
+
+
+@router.post(
+    "/api/games/{game_id}/bots", response_model=BotAdded, responses=ERRORS, tags=["tables"]
+)
+async def add_bot(
+    game_id: str, body: AddBot, request: Request, authorization: Auth = None
+) -> BotAdded:
+    """The host adds a computer player."""
+    return await seating.add_bot(hub_of(request), game_id, body.level, bearer(authorization))
+
+
+@router.post("/api/games/{game_id}/start", status_code=204, responses=ERRORS, tags=["tables"])
+async def start(game_id: str, request: Request, authorization: Auth = None) -> Response:
+    """The host starts the game (two seats or more)."""
+    await seating.start_game(hub_of(request), game_id, bearer(authorization))
+    return Response(status_code=204)
+
+
+@router.post(
+    "/api/games/{game_id}/rematch", response_model=RematchCreated, responses=ERRORS, tags=["tables"]
+)
+async def rematch(game_id: str, request: Request, authorization: Auth = None) -> RematchCreated:
+    """After the game: a new table with the same options and seats."""
+    return await seating.rematch(hub_of(request), game_id, bearer(authorization))
+
+
+@router.get("/api/games/{game_id}/record", responses=ERRORS, tags=["tables"])
+async def record(game_id: str, request: Request) -> JSONResponse:
+    """The game record (docs/record.md) of a finished or closed game, with every seed."""
+    table = (await hub_of(request).referee(game_id)).table
+    if table.status not in ("finished", "closed") or table.game is None:
+        raise ServerError("game_not_finished", "the record is shown once the game has ended")
+    return JSONResponse(table.record())
+
+
+@router.get("/g/{game_id}", include_in_schema=False)
+async def invite(game_id: str, request: Request) -> FileResponse:
+    """The invite link opens the browser client, which reads the id from the path."""
+    return FileResponse(request.app.state.config.web_dir / "index.html")

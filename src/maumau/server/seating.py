@@ -1,0 +1,224 @@
+"""Tables by link: creating one, claiming seats, computer players, starting, rematch.
+
+Nobody has an account.  A seat is bound to a random token (256 bits) that only its
+holder knows; the store keeps its SHA-256, never the token.  The table's id (its
+invite link) holds no token, so it is safe to share and to watch with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import replace
+
+from maumau.engine import BadOption, Rules
+from maumau.engine.replay import options_of
+from maumau.server.errors import ServerError
+from maumau.server.hub import Hub
+from maumau.server.protocol import BotAdded, CreateGame, Rematch, RematchCreated, SeatGranted
+from maumau.server.referee import Referee
+from maumau.server.table import invite_of, max_seats
+from maumau.store import GameRow, SeatRow, StoreError
+
+BOT_NAMES = ("Ada", "Bruno", "Cleo", "Dario", "Edda", "Finn", "Greta", "Hugo")
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_game_id() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def rules_of(preset: str | None, options: dict[str, object]) -> Rules:
+    """The engine's reading of a create request; errors name the key."""
+    merged = dict(options)
+    if preset is not None:
+        if merged.get("preset", preset) != preset:
+            raise ServerError("bad_option", "preset: given twice with different values")
+        merged["preset"] = preset
+    try:
+        rules = Rules.from_dict(merged)
+        max_seats(rules)
+    except BadOption as exc:
+        raise ServerError("bad_option", exc.message) from None
+    return rules
+
+
+async def create_table(hub: Hub, body: CreateGame) -> SeatGranted:
+    rules = rules_of(body.preset, body.options)
+    token = new_token()
+    now = hub.clock()
+    row = GameRow(
+        id=new_game_id(),
+        status="lobby",
+        options=options_of(rules),
+        settings=body.settings.model_dump(),
+        host=0,
+        seats=(SeatRow(0, body.name, "human", None, token_hash(token)),),
+        created_at=now,
+        last_active_at=now,
+    )
+    await hub.create(row)
+    return SeatGranted(game_id=row.id, invite=invite_of(row.id), seat=0, token=token)
+
+
+def seat_of(referee: Referee, token: str | None) -> int:
+    """The seat ``token`` holds at this table, or an error."""
+    if not token:
+        raise ServerError("no_token", "this needs your seat token: Authorization: Bearer ...")
+    seat = referee.table.seat_of(token_hash(token))
+    if seat is None:
+        raise ServerError("bad_token", "that token holds no seat at this table")
+    return seat
+
+
+def host_of(referee: Referee, token: str | None) -> int:
+    seat = seat_of(referee, token)
+    if seat != referee.table.host:
+        raise ServerError("not_host", "only the host may do this")
+    return seat
+
+
+def in_lobby(referee: Referee) -> None:
+    status = referee.table.status
+    if status == "closed":
+        raise ServerError("table_closed", "the table was closed")
+    if status != "lobby":
+        raise ServerError("game_started", "the game has started: seats cannot change now")
+
+
+async def save_seats(referee: Referee, seats: list[SeatRow], host: int) -> None:
+    table = referee.table
+    try:
+        await referee.store.replace_seats(table.id, seats, host)
+    except StoreError as exc:
+        raise ServerError("store_unavailable", f"the seats cannot be stored: {exc}") from None
+    table.seats, table.host = seats, host
+    referee.broadcast_lobby()
+
+
+async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> SeatGranted:
+    """A free seat for a new player; a token that already holds a seat gets it back."""
+    referee = await hub.referee(game_id)
+    table = referee.table
+    async with table.lock:
+        if token:
+            seat = table.seat_of(token_hash(token))
+            if seat is not None:
+                return SeatGranted(
+                    game_id=table.id, invite=invite_of(table.id), seat=seat, token=token
+                )
+        in_lobby(referee)
+        if len(table.seats) >= table.max_seats:
+            raise ServerError("table_full", f"all {table.max_seats} seats are taken")
+        token = new_token()
+        seat = len(table.seats)
+        row = SeatRow(seat, name, "human", None, token_hash(token))
+        await save_seats(referee, [*table.seats, row], table.host)
+    return SeatGranted(game_id=table.id, invite=invite_of(table.id), seat=seat, token=token)
+
+
+async def add_bot(hub: Hub, game_id: str, level: str, token: str | None) -> BotAdded:
+    referee = await hub.referee(game_id)
+    table = referee.table
+    async with table.lock:
+        host_of(referee, token)
+        in_lobby(referee)
+        if len(table.seats) >= table.max_seats:
+            raise ServerError("table_full", f"all {table.max_seats} seats are taken")
+        used = {s.name for s in table.seats}
+        name = next(
+            (f"{n} (bot)" for n in BOT_NAMES if f"{n} (bot)" not in used),
+            f"Bot {len(table.seats) + 1}",
+        )
+        seat = len(table.seats)
+        await save_seats(
+            referee, [*table.seats, SeatRow(seat, name, "bot", level, None)], table.host
+        )
+    return BotAdded(seat=seat)
+
+
+async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) -> None:
+    """The host removes a seat, or a player leaves their own (not the host's)."""
+    referee = await hub.referee(game_id)
+    table = referee.table
+    async with table.lock:
+        seat = seat_of(referee, token)
+        in_lobby(referee)
+        if not 0 <= position < len(table.seats):
+            raise ServerError("unknown_seat", f"there is no seat {position}")
+        if seat != table.host and position != seat:
+            raise ServerError("not_host", "only the host may remove another player's seat")
+        if position == table.host:
+            raise ServerError("not_host", "the host's own seat cannot be removed")
+        kept = [s for s in table.seats if s.position != position]
+        host = table.host - (1 if position < table.host else 0)
+        await save_seats(referee, [replace(s, position=i) for i, s in enumerate(kept)], host)
+        for conn in referee.connections:
+            if conn.seat == position:
+                conn.seat = None
+            elif conn.seat is not None and conn.seat > position:
+                conn.seat -= 1
+        referee.broadcast_lobby()
+
+
+async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
+    referee = await hub.referee(game_id)
+    table = referee.table
+    async with table.lock:
+        host_of(referee, token)
+        in_lobby(referee)
+        if len(table.seats) < 2:
+            raise ServerError("too_few_players", "a game needs at least two seats")
+        try:
+            await referee.store.set_status(table.id, "playing", hub.clock())
+        except StoreError as exc:
+            raise ServerError("store_unavailable", f"the game cannot start: {exc}") from None
+        table.status = "playing"
+        referee.broadcast_lobby()
+        referee.stand_in.start_absences()
+        try:
+            await referee.deal_if_due()
+        finally:
+            referee.stand_in.poke()
+
+
+async def rematch(hub: Hub, game_id: str, token: str | None) -> RematchCreated:
+    """A new table with the same options and seats; each player's token holds their
+    seat there too, and every connection at the old table is told."""
+    referee = await hub.referee(game_id)
+    table = referee.table
+    async with table.lock:
+        seat_of(referee, token)
+        if table.status != "finished":
+            raise ServerError("game_not_finished", "a rematch follows a finished game")
+        if table.rematch_id is None:
+            now = hub.clock()
+            row = GameRow(
+                id=new_game_id(),
+                status="lobby",
+                options=table.options,
+                settings=table.settings.model_dump(),
+                host=table.host,
+                seats=tuple(table.seats),
+                created_at=now,
+                last_active_at=now,
+                rematch_of=table.id,
+            )
+            await hub.create(row)
+            try:
+                table.rematch_id = await referee.store.set_rematch(table.id, row.id)
+            except StoreError as exc:
+                raise ServerError(
+                    "store_unavailable", f"the rematch was not stored: {exc}"
+                ) from None
+            referee.broadcast(Rematch(game_id=table.rematch_id, invite=invite_of(table.rematch_id)))
+            referee.broadcast_lobby()
+        new_id = table.rematch_id
+    return RematchCreated(game_id=new_id, invite=invite_of(new_id))

@@ -1,0 +1,163 @@
+"""The WebSocket part: live play at ``/ws/{game_id}``.
+
+A connection starts with ``hello`` (a seat's token, or none to watch), then sends
+moves.  Every refusal is an ``error`` message with a stable code; the connection stays
+open, and nothing in the game changes.  See ``docs/protocol.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from pydantic import TypeAdapter, ValidationError
+
+from maumau.server import seating
+from maumau.server.config import ServerConfig
+from maumau.server.connection import Connection
+from maumau.server.errors import ServerError
+from maumau.server.hub import Hub
+from maumau.server.limits import TokenBucket
+from maumau.server.protocol import (
+    ActionMessage,
+    ClientMessage,
+    Closed,
+    ErrorMessage,
+    Hello,
+    Pong,
+)
+from maumau.server.referee import Referee
+
+router = APIRouter()
+log = logging.getLogger("maumau.server")
+
+CLIENT = TypeAdapter(ClientMessage)
+TYPES = ("hello", "action", "ping")
+
+
+def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
+    """Browsers send Origin; a page from another site may not open a table's socket."""
+    origin = ws.headers.get("origin")
+    if origin is None:
+        return True
+    allowed = config.allowed_origins
+    if allowed is None:
+        return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+    return "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}
+
+
+@router.websocket("/ws/{game_id}")
+async def play(ws: WebSocket, game_id: str) -> None:
+    hub: Hub = ws.app.state.hub
+    config: ServerConfig = ws.app.state.config
+    if not origin_allowed(ws, config):
+        await ws.close(code=1008, reason="bad_origin")  # before accept: HTTP 403
+        return
+    await ws.accept()
+    try:
+        referee = await hub.referee(game_id)
+    except ServerError as exc:
+        await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
+        await ws.close(1008)
+        return
+    limiter = TokenBucket(config.messages_per_second, config.message_burst)
+    conn = Connection(ws, limiter, config.send_queue)
+    writer = asyncio.get_running_loop().create_task(conn.writer())
+    try:
+        while not conn.closing:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                data = message.get("bytes") or b""
+                text = (
+                    data.decode("utf-8", "replace") if len(data) <= config.max_message_bytes else ""
+                )
+                if len(data) > config.max_message_bytes:
+                    conn.send(_error("message_too_large", _too_large(config)))
+                    continue
+            await receive(conn, referee, hub, config, text)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        if conn.greeted:
+            referee.leave(conn)
+        conn.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer, 5)
+
+
+async def receive(
+    conn: Connection, referee: Referee, hub: Hub, config: ServerConfig, text: str
+) -> None:
+    """Handle one text message from a client."""
+    if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
+        conn.send(_error("message_too_large", _too_large(config)))
+        return
+    if not conn.limiter.allow():
+        conn.send(_error("rate_limited", "too many messages; slow down"))
+        return
+    action_id: str | None = None
+    try:
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ServerError("bad_json", "the message is not valid JSON") from None
+        if isinstance(data, dict) and isinstance(data.get("action_id"), str):
+            action_id = data["action_id"][:64]
+        message = parse(data)
+        if isinstance(message, Hello):
+            if conn.greeted:
+                raise ServerError("already_greeted", "this connection has said hello already")
+            if referee.table.status == "closed":
+                raise ServerError("table_closed", "the table was closed; its record is kept")
+            seat = seating.seat_of(referee, message.token) if message.token else None
+            referee.join(conn, seat)
+        elif isinstance(message, ActionMessage):
+            if not conn.greeted:
+                raise ServerError("hello_required", "send hello first")
+            await referee.act(conn, message.version, message.action_id, message.action)
+        else:
+            conn.send(Pong())
+    except ServerError as exc:
+        conn.send(_error(exc.code, exc.message, action_id))
+    except Exception:
+        log.exception("table %s: a message could not be handled", referee.table.id)
+        conn.send(_error("internal_error", "the server failed to handle this message", action_id))
+
+
+def parse(data: Any) -> Hello | ActionMessage | ClientMessage:
+    if not isinstance(data, dict):
+        raise ServerError("bad_message", "a message is a JSON object with a type")
+    kind = data.get("type")
+    if kind not in TYPES:
+        raise ServerError(
+            "unknown_type", f"unknown message type {kind!r}; the types are {', '.join(TYPES)}"
+        )
+    try:
+        return CLIENT.validate_python(data)
+    except ValidationError as exc:
+        raise ServerError("bad_message", describe(exc)) from None
+
+
+def describe(exc: ValidationError) -> str:
+    """A short message naming the fields that are wrong."""
+    parts = []
+    for error in exc.errors()[:3]:
+        where = ".".join(str(p) for p in error["loc"][1:]) or "message"
+        parts.append(f"{where}: {error['msg']}")
+    return "; ".join(parts)
+
+
+def _error(code: str, message: str, action_id: str | None = None) -> ErrorMessage:
+    return ErrorMessage(code=code, message=message, action_id=action_id)
+
+
+def _too_large(config: ServerConfig) -> str:
+    return f"a message may be at most {config.max_message_bytes} bytes"

@@ -1,0 +1,204 @@
+"""Computer players at a live table: bot seats, absent players and the turn timer.
+
+A bot seat always plays itself.  A human seat is played by a stand-in (the table's
+``stand_in_level``) once its player has been gone for the grace period, until they come
+back; and when the turn timer runs out, the stand-in makes that one move.  Bots see
+only what their seat may see: the seat's view and its legal actions.
+
+One task at a time is scheduled: after every change the plan is made again, and a
+task that wakes up to an older plan does nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from typing import TYPE_CHECKING
+
+from maumau.bots import Bot, make_bot
+from maumau.engine import Game
+from maumau.server.errors import ServerError
+
+if TYPE_CHECKING:
+    from maumau.server.referee import Referee
+
+log = logging.getLogger("maumau.server")
+
+#: seconds before a deal the store refused is tried again
+RETRY_SECONDS = 1.0
+
+
+class StandIn:
+    """Schedules the moves nobody at a keyboard makes."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        self.table = referee.table
+        self.bots: dict[tuple[int, str], Bot] = {}
+        self.generation = 0
+        self.task: asyncio.Task[None] | None = None
+        self.grace: dict[int, asyncio.TimerHandle] = {}
+        #: (version, unix time) when the seat to move at that version runs out of time
+        self.deadline: tuple[int, float] | None = None
+        #: the version at which computer players were last offered a catch
+        self.offered = -1
+
+    # --- who plays ----------------------------------------------------------------------
+
+    def controlled(self, seat: int) -> bool:
+        return self.table.is_bot(seat) or seat in self.table.stand_in
+
+    def bot(self, seat: int) -> Bot:
+        row = self.table.seats[seat]
+        level = row.level if row.kind == "bot" and row.level else self.table.settings.stand_in_level
+        key = (seat, level)
+        bot = self.bots.get(key)
+        if bot is None:
+            bot = self.bots[key] = make_bot(level, secrets.randbits(32))
+        return bot
+
+    def absent(self, seat: int) -> None:
+        """A human seat lost its last connection: start its grace period."""
+        grace = self.table.settings.grace_seconds
+        if grace is None or self.table.is_bot(seat) or seat in self.grace:
+            return
+        loop = asyncio.get_running_loop()
+        self.grace[seat] = loop.call_later(grace, self.take_over, seat)
+
+    def returned(self, seat: int) -> None:
+        """The player is back: cancel the grace period, give the seat back."""
+        handle = self.grace.pop(seat, None)
+        if handle is not None:
+            handle.cancel()
+        self.table.stand_in.discard(seat)
+
+    def take_over(self, seat: int) -> None:
+        self.grace.pop(seat, None)
+        if seat in self.referee.connected() or self.table.status in ("finished", "closed"):
+            return
+        self.table.stand_in.add(seat)
+        self.referee.broadcast_lobby()
+        if self.table.game is not None:
+            self.referee.broadcast_state()
+        self.poke()
+
+    def start_absences(self) -> None:
+        """Start the grace period of every human seat nobody is connected to (at the
+        start of a game, and when a restarted server resumes one)."""
+        connected = self.referee.connected()
+        for row in self.table.seats:
+            if row.kind == "human" and row.position not in connected:
+                self.absent(row.position)
+
+    def deadline_for(self, game: Game) -> float | None:
+        """When the turn timer of the seat to move runs out (``None``: no timer runs)."""
+        seconds = self.table.settings.turn_seconds
+        seat = game.to_move
+        if seconds is None or seat < 0 or game.round_over or self.controlled(seat):
+            return None
+        if self.deadline is None or self.deadline[0] != game.version:
+            self.deadline = (game.version, self.referee.clock() + seconds)
+        return self.deadline[1]
+
+    # --- scheduling ---------------------------------------------------------------------
+
+    def poke(self) -> None:
+        """Plan the next computer move after a change (or nothing, if none is due)."""
+        self.generation += 1
+        delay = self.plan()
+        if delay is None:
+            return
+        self.task = asyncio.get_running_loop().create_task(self.run(delay, self.generation))
+
+    def stop(self) -> None:
+        self.generation += 1
+        for handle in self.grace.values():
+            handle.cancel()
+        self.grace.clear()
+
+    def plan(self) -> float | None:
+        """Seconds until the next computer move, or ``None``."""
+        table = self.table
+        game = table.game
+        if table.status != "playing":
+            return None
+        if game is None or (game.round_over and not game.finished):
+            return 0.0  # a deal is due
+        if game.round_over:
+            return None
+        delay = table.settings.bot_delay_ms / 1000
+        if self.catchers(game):
+            return delay
+        seat = game.to_move
+        if self.controlled(seat):
+            return delay
+        deadline = self.deadline_for(game)
+        if deadline is not None:
+            return max(0.0, deadline - self.referee.clock())
+        return None
+
+    def catchers(self, game: Game) -> list[int]:
+        """Computer-played seats that may catch a missed call now, in seat order after
+        the seat that missed it (the seat to move decides in its own turn)."""
+        target = game.round.catchable
+        if target < 0 or self.offered == game.version:
+            return []
+        n = game.n
+        order = [(target + i) % n for i in range(1, n)]
+        return [
+            s for s in order if s != game.to_move and self.controlled(s) and game.legal_actions(s)
+        ]
+
+    async def run(self, delay: float, generation: int) -> None:
+        await asyncio.sleep(delay)
+        table = self.table
+        async with table.lock:
+            if generation != self.generation:
+                return
+            try:
+                await self.move()
+            except ServerError as exc:
+                log.warning("table %s: a computer move failed: %s", table.id, exc.message)
+                if exc.code in ("store_unavailable", "conflict"):
+                    self.retry_later()
+            except Exception:
+                log.exception("table %s: a computer move crashed", table.id)
+
+    def retry_later(self) -> None:
+        generation = self.generation + 1
+        self.generation = generation
+        self.task = asyncio.get_running_loop().create_task(self.run(RETRY_SECONDS, generation))
+
+    async def move(self) -> None:
+        """Make the move that is due (the table's lock is held)."""
+        referee = self.referee
+        game = self.table.game
+        if self.table.status != "playing":
+            return
+        if game is None or (game.round_over and not game.finished):
+            await referee.deal_if_due()
+            self.poke()
+            return
+        if game.round_over:
+            return
+        for seat in self.catchers(game):
+            self.offered = game.version
+            action = self.bot(seat).react(game.view(seat), game.legal_actions(seat))
+            if action is not None:
+                await referee.apply(seat, action)
+                return
+        self.offered = game.version
+        seat = game.to_move
+        deadline = self.deadline_for(game)
+        expired = deadline is not None and deadline <= referee.clock()
+        if not (self.controlled(seat) or expired):
+            self.poke()
+            return
+        bot = self.bot(seat)
+        view, legal = game.view(seat), game.legal_actions(seat)
+        if bot.level == "hard":
+            action = await asyncio.to_thread(bot.choose, view, legal)
+        else:
+            action = bot.choose(view, legal)
+        await referee.apply(seat, action)

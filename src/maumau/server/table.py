@@ -1,0 +1,228 @@
+"""One table: its seats and settings, and the game as the engine holds it.
+
+A table is rebuilt from its stored rows (the game record: options, seats, and every
+deal and accepted action in order) and changes only by steps that the store has
+committed.  This module holds no connections and does no I/O; see
+:mod:`maumau.server.referee` for the code that commits steps and tells the players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import OrderedDict
+from typing import Any
+
+from maumau.engine import Game, Rules, action_from_json, record_of
+from maumau.engine.actions import Action, Draw
+from maumau.engine.errors import BadOption
+from maumau.engine.record import UnreadableAction
+from maumau.engine.verify import commitment_of
+from maumau.server.errors import ServerError
+from maumau.server.protocol import GameInfo, SeatInfo, TableSettings
+from maumau.store import GameRow, SeatRow, StepRow
+
+#: how many recent client action ids are remembered per seat (duplicate detection)
+RECENT_IDS = 256
+
+
+def max_seats(rules: Rules) -> int:
+    """The most players these rules allow."""
+    for n in range(8, 1, -1):
+        try:
+            rules.check_players(n)
+        except BadOption:
+            continue
+        return n
+    raise BadOption("these options leave no player count from 2 up that can be dealt")
+
+
+def new_deal() -> dict[str, Any]:
+    """A live round's shuffle: a seed from a secure source, a salt, the commitment."""
+    seed = secrets.randbits(63)
+    salt = secrets.token_hex(32)
+    return {"seed": seed, "salt": salt, "commitment": commitment_of(seed, salt)}
+
+
+def invite_of(game_id: str) -> str:
+    return f"/g/{game_id}"
+
+
+def read_action(seat: int, data: dict[str, Any]) -> Action:
+    """A client's action object (a record action without the seat) for ``seat``.
+    ``{"draw": null}`` draws whatever the rules make the seat draw."""
+    if "seat" in data and data["seat"] != seat:
+        raise ServerError(
+            "not_your_seat", f"this connection holds seat {seat}, not seat {data['seat']!r}"
+        )
+    body = {k: v for k, v in data.items() if k != "seat"}
+    if "draw" in body and body["draw"] is None:
+        if len(body) != 1:
+            raise ServerError("bad_action", "action: a draw takes no other keys")
+        return Draw()
+    try:
+        _, action = action_from_json({"seat": seat, **body}, "action")
+    except ValueError as exc:  # RecordFormatError: the shape is wrong
+        raise ServerError("bad_action", str(exc)) from None
+    if isinstance(action, UnreadableAction):
+        error = action.error()
+        raise ServerError(error.code, error.message)
+    return action
+
+
+class Table:
+    """A table's public facts, its seats, and (once started) its game."""
+
+    def __init__(self, row: GameRow) -> None:
+        self.id = row.id
+        self.status = row.status
+        self.options = dict(row.options)
+        self.rules = Rules.from_dict(self.options)
+        self.settings = TableSettings.model_validate(row.settings)
+        self.host = row.host
+        self.seats: list[SeatRow] = list(row.seats)
+        self.created_at = row.created_at
+        self.last_active_at = row.last_active_at
+        self.rematch_of = row.rematch_of
+        self.rematch_id = row.rematch_id
+        self.max_seats = max_seats(self.rules)
+        self.game: Game | None = None
+        #: every committed step, in order (the game can be rebuilt from these)
+        self.steps: list[StepRow] = []
+        #: seat -> client action id -> the version after that action
+        self.recent: dict[int, OrderedDict[str, int]] = {}
+        #: human seats a computer player is playing for right now
+        self.stand_in: set[int] = set()
+        #: one writer per table
+        self.lock = asyncio.Lock()
+
+    @classmethod
+    def load(cls, row: GameRow, steps: list[StepRow]) -> Table:
+        table = cls(row)
+        table.rebuild(steps)
+        return table
+
+    # --- the game ---------------------------------------------------------------------
+
+    def rebuild(self, steps: list[StepRow]) -> None:
+        """Replay committed steps into a fresh game (after loading, or to drop a step
+        that could not be committed)."""
+        self.game = None
+        self.steps = []
+        self.recent = {}
+        for step in steps:
+            self.accept(step)
+
+    def accept(self, step: StepRow) -> None:
+        """Apply one committed step to the game."""
+        if step.seq != len(self.steps):
+            raise ValueError(f"table {self.id}: step {step.seq} arrived, {len(self.steps)} due")
+        if step.kind == "deal":
+            self.try_deal(step.data)
+        else:
+            game = self.require_game()
+            seat, action = action_from_json(step.data, f"step {step.seq}")
+            game.apply(action, seat)
+            if step.client_id is not None:
+                self.remember(seat, step.client_id, game.version)
+        self.steps.append(step)
+
+    def remember(self, seat: int, client_id: str, version: int) -> None:
+        recent = self.recent.setdefault(seat, OrderedDict())
+        recent[client_id] = version
+        while len(recent) > RECENT_IDS:
+            recent.popitem(last=False)
+
+    def require_game(self) -> Game:
+        if self.game is None:
+            raise ServerError("game_not_started", f"table {self.id} has not started")
+        return self.game
+
+    def step(self, kind: str, data: dict[str, Any], client_id: str | None = None) -> StepRow:
+        return StepRow(len(self.steps), kind, data, client_id)
+
+    def try_action(self, seat: int, action: Action, client_id: str | None) -> StepRow:
+        """Apply ``action`` to the game and return the step to commit; the caller must
+        commit it (then :meth:`committed`) or :meth:`rebuild` from :attr:`steps`.
+        An illegal action raises and changes nothing."""
+        game = self.require_game()
+        if self.status != "playing":
+            raise ServerError(
+                "game_over" if self.status == "finished" else "table_closed",
+                f"table {self.id} is {self.status}",
+            )
+        game.apply(action, seat)
+        acted, done = game.round.actions[-1]
+        return self.step("action", done.to_json(acted), client_id)
+
+    def try_deal(self, data: dict[str, Any]) -> StepRow:
+        """Deal the next round (as :meth:`try_action`, to be committed or undone)."""
+        if self.game is None:
+            self.game = Game(self.rules, [s.name for s in self.seats])
+        self.game.deal(data["seed"], commitment=data.get("commitment"), salt=data.get("salt"))
+        return self.step("deal", data)
+
+    def committed(self, step: StepRow) -> None:
+        """Record a step that was applied with :meth:`try_action` and is now stored."""
+        self.steps.append(step)
+        if step.client_id is not None and self.game is not None:
+            self.remember(step.data["seat"], step.client_id, self.game.version)
+
+    @property
+    def version(self) -> int:
+        return 0 if self.game is None else self.game.version
+
+    def record(self) -> dict[str, Any]:
+        return record_of(self.require_game()).to_json()
+
+    # --- seats ------------------------------------------------------------------------
+
+    def seat_of(self, token_hash: str | None) -> int | None:
+        if token_hash is None:
+            return None
+        for seat in self.seats:
+            if seat.token_hash is not None and secrets.compare_digest(seat.token_hash, token_hash):
+                return seat.position
+        return None
+
+    def is_bot(self, seat: int) -> bool:
+        return self.seats[seat].kind == "bot"
+
+    def info(self, connected: set[int]) -> GameInfo:
+        return GameInfo(
+            game_id=self.id,
+            invite=invite_of(self.id),
+            status=self.status,  # type: ignore[arg-type]
+            options=self.options,
+            rules=self.rules.to_dict(),
+            settings=self.settings,
+            host=self.host,
+            seats=[
+                SeatInfo(
+                    position=s.position,
+                    name=s.name,
+                    kind=s.kind,  # type: ignore[arg-type]
+                    level=s.level,
+                    connected=s.position in connected,
+                    stand_in=s.position in self.stand_in,
+                )
+                for s in self.seats
+            ],
+            max_seats=self.max_seats,
+            rematch_of=self.rematch_of,
+            rematch_id=self.rematch_id,
+        )
+
+    def row(self) -> GameRow:
+        return GameRow(
+            id=self.id,
+            status=self.status,
+            options=self.options,
+            settings=self.settings.model_dump(),
+            host=self.host,
+            seats=tuple(self.seats),
+            created_at=self.created_at,
+            last_active_at=self.last_active_at,
+            rematch_of=self.rematch_of,
+            rematch_id=self.rematch_id,
+        )

@@ -1,0 +1,260 @@
+"""The server as people run it: a real ``maumau serve`` process, real WebSocket clients.
+
+A full game with two humans and two bots to the final result; and the same with the
+server killed mid-game and started again on the same data, the humans reconnecting
+with their tokens: no acknowledged move may be lost or applied twice.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from maumau.engine import replay
+from maumau.engine.verify import verify_report
+
+DEADLINE = 120.0  # seconds for a whole game; generous for a loaded machine
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Server:
+    """``python -m maumau serve`` on a free port and a data directory."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "maumau", "serve", "--port", str(self.port)]
+        command += ["--data-dir", str(self.data_dir), "--log-level", "warning"]
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/api/health", timeout=1) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        request = urllib.request.Request(self.url + path, data, headers, method=method)
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            text = reply.read()
+            return json.loads(text) if text else None
+
+
+class Human(threading.Thread):
+    """A player who plays the first legal move whenever they may, reconnecting with
+    their token whenever the connection drops, until the game ends."""
+
+    def __init__(self, server: Server, game_id: str, token: str) -> None:
+        super().__init__(daemon=True)
+        self.server = server
+        self.game_id = game_id
+        self.token = token
+        self.seat: int | None = None
+        self.sent: list[str] = []
+        self.acked: list[str] = []
+        self.errors: list[dict[str, Any]] = []
+        self.versions: list[int] = []
+        self.game_end: dict[str, Any] | None = None
+        self.welcomes = 0
+        self.quit = threading.Event()
+
+    def run(self) -> None:
+        deadline = time.monotonic() + DEADLINE
+        while self.game_end is None and not self.quit.is_set() and time.monotonic() < deadline:
+            try:
+                self.session()
+            except (ConnectionClosed, OSError, TimeoutError):
+                time.sleep(0.2)
+
+    def session(self) -> None:
+        url = f"ws://127.0.0.1:{self.server.port}/ws/{self.game_id}"
+        with connect(url, open_timeout=5) as ws:
+            ws.send(json.dumps({"type": "hello", "token": self.token}))
+            acted_at = -1
+            while not self.quit.is_set():
+                message = json.loads(ws.recv(timeout=30))
+                kind = message["type"]
+                if kind == "welcome":
+                    self.seat = message["seat"]
+                    self.welcomes += 1
+                elif kind == "state":
+                    self.versions.append(message["version"])
+                    if message["legal"] and message["version"] > acted_at:
+                        acted_at = message["version"]
+                        action_id = f"{self.token[:6]}-{len(self.sent)}"
+                        self.sent.append(action_id)
+                        move = {"type": "action", "version": message["version"]}
+                        move |= {"action_id": action_id, "action": message["legal"][0]}
+                        ws.send(json.dumps(move))
+                elif kind == "ack":
+                    self.acked.append(message["action_id"])
+                elif kind == "error":
+                    self.errors.append(message)
+                elif kind == "game_end":
+                    self.game_end = message
+                    return
+
+
+def set_up(server: Server) -> tuple[str, list[Human]]:
+    """A penalty-100 table: two humans (seats 0, 1) and two bots, started."""
+    created = server.request(
+        "POST",
+        "/api/games",
+        {"name": "Ana", "preset": "penalty-100", "settings": {"bot_delay_ms": 0}},
+    )
+    game_id, host = created["game_id"], created["token"]
+    other = server.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+    for level in ("normal", "easy"):
+        server.request("POST", f"/api/games/{game_id}/bots", {"level": level}, host)
+    humans = [Human(server, game_id, host), Human(server, game_id, other)]
+    for human in humans:
+        human.start()
+    deadline = time.monotonic() + 10
+    while any(h.welcomes == 0 for h in humans) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.request("POST", f"/api/games/{game_id}/start", None, host)
+    return game_id, humans
+
+
+def stored_client_ids(data_dir: Path, game_id: str) -> Counter[str]:
+    with sqlite3.connect(data_dir / "maumau.sqlite3") as db:
+        rows = db.execute(
+            "SELECT client_id FROM steps WHERE game_id = ? AND client_id IS NOT NULL", (game_id,)
+        ).fetchall()
+    return Counter(row[0] for row in rows)
+
+
+def check_finished(server: Server, game_id: str, humans: list[Human]) -> dict[str, Any]:
+    for human in humans:
+        human.join(DEADLINE)
+        assert human.game_end is not None, f"seat {human.seat} never saw the game end"
+    info = server.request("GET", f"/api/games/{game_id}")
+    assert info["status"] == "finished"
+    record = server.request("GET", f"/api/games/{game_id}/record")
+    game = replay(record)
+    assert game.finished
+    end = humans[0].game_end
+    assert end is not None and end == humans[1].game_end
+    assert list(game.totals) == end["totals"] and list(game.winners or ()) == end["winners"]
+    assert min(game.totals) == min(end["totals"][w] for w in end["winners"])
+    report = verify_report(record)
+    assert report["ok"], report
+    # every human move in the record was acknowledged to its player, exactly once
+    for human in humans:
+        in_record = sum(
+            1 for r in record["rounds"] for a in r["actions"] if a["seat"] == human.seat
+        )
+        assert len(human.acked) == len(set(human.acked))
+        assert in_record >= len(human.acked) > 0
+    return record
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    server = Server(tmp_path / "data")
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_full_game_two_humans_two_bots(server: Server) -> None:
+    game_id, humans = set_up(server)
+    check_finished(server, game_id, humans)
+    stored = stored_client_ids(server.data_dir, game_id)
+    for human in humans:
+        assert all(stored[a] == 1 for a in human.acked)
+        assert all(e["code"] != "internal_error" for e in human.errors)
+        assert human.versions == sorted(human.versions)
+
+
+def test_killed_server_resumes_and_nothing_acknowledged_is_lost(server: Server) -> None:
+    game_id, humans = set_up(server)
+    deadline = time.monotonic() + 30
+    while sum(len(h.acked) for h in humans) < 12 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    before = [list(h.acked) for h in humans]
+    assert sum(map(len, before)) >= 12, "the game did not get going"
+    server.kill()  # mid-game, without warning
+    time.sleep(0.3)
+    server.start()  # same data directory, new process
+    record = check_finished(server, game_id, humans)
+    assert all(h.welcomes >= 2 for h in humans), "both humans reconnected with their tokens"
+    stored = stored_client_ids(server.data_dir, game_id)
+    for human, acked_before in zip(humans, before, strict=True):
+        for action_id in human.acked:
+            assert stored[action_id] == 1, (
+                f"{action_id} acknowledged but stored {stored[action_id]}x"
+            )
+        assert set(acked_before) <= set(human.acked)
+    assert all(n == 1 for n in stored.values()), "no move was applied twice"
+    assert len(record["rounds"]) >= 1
+
+
+def test_serve_prints_where_and_what_to_open(tmp_path: Path) -> None:
+    port = free_port()
+    data_dir = tmp_path / "fresh" / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "maumau", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline(), proc.stdout.readline()]
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert str(data_dir) in lines[0]
+    assert f"http://127.0.0.1:{port}/" in lines[1]
+    assert data_dir.is_dir()
