@@ -72,8 +72,10 @@ def test_packages_import_one_way() -> None:
                 if name == "maumau" or name.startswith("maumau."):
                     parts = name.split(".")
                     inner = parts[1] if len(parts) > 1 else ""
-                    assert inner in allowed or inner == "__version__" or (
-                        package == "server" and name == "maumau"
+                    assert (
+                        inner in allowed
+                        or inner == "__version__"
+                        or (package == "server" and name == "maumau")
                     ), f"{path.relative_to(PACKAGE)} imports {name}"
 
 
