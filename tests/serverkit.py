@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,9 @@ from starlette.testclient import WebSocketTestSession
 
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
+
+#: action ids unique across every call in a test run (a resent id is a duplicate)
+ACTION_IDS = itertools.count(1)
 
 #: limits raised so tests are not throttled unless they mean to be
 TEST_LIMITS: dict[str, Any] = {
@@ -94,19 +98,17 @@ def play_first_legal(
 ) -> list[dict[str, Any]]:
     """Play the first legal action whenever it is ``seat``'s turn, until ``until``."""
     seen = []
-    count = 0
     for _ in range(100_000):
         message: dict[str, Any] = ws.receive_json()
         seen.append(message)
         if until(message):
             return seen
         if message["type"] == "state" and message["legal"] and not message["view"]["finished"]:
-            count += 1
             ws.send_json(
                 {
                     "type": "action",
                     "version": message["version"],
-                    "action_id": f"s{seat}-{count}",
+                    "action_id": f"s{seat}-{next(ACTION_IDS)}",
                     "action": message["legal"][0],
                 }
             )

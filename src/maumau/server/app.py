@@ -11,7 +11,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
 from maumau.server import routes, sockets
@@ -62,18 +63,31 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = exc.errors()
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return _error("bad_json", "the body is not valid JSON", 400)
         parts = []
-        for error in exc.errors()[:3]:
+        for error in errors[:3]:
             where = ".".join(str(p) for p in error["loc"] if p != "body") or "body"
             parts.append(f"{where}: {error['msg']}")
-        body = {"code": "bad_message", "message": "; ".join(parts)}
-        return JSONResponse({"error": body}, status_code=400)
+        return _error("bad_message", "; ".join(parts), 400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {400: "bad_json", 404: "not_found", 405: "method_not_allowed"}.get(
+            exc.status_code, "bad_message"
+        )
+        return _error(code, str(exc.detail), exc.status_code)
 
     app.add_middleware(BodyLimit)
     app.include_router(routes.router)
     app.include_router(sockets.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
     return app
+
+
+def _error(code: str, message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
 class BodyLimit:
@@ -84,13 +98,35 @@ class BodyLimit:
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            for name, value in scope.get("headers", ()):
-                if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                    error = {
-                        "code": "message_too_large",
-                        "message": f"a request body may be at most {self.limit} bytes",
-                    }
-                    await JSONResponse({"error": error}, status_code=413)(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = _error(
+            "message_too_large", f"a request body may be at most {self.limit} bytes", 413
+        )
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                if not value.isdigit() or int(value) > self.limit:
+                    await too_large(scope, receive, send)
                     return
-        await self.app(scope, receive, send)
+                await self.app(scope, receive, send)
+                return
+        # no declared length (chunked): read the body up to the limit, then pass it on
+        chunks: list[Message] = []
+        size = 0
+        while True:
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return chunks.pop(0) if chunks else await receive()
+
+        await self.app(scope, replay, send)

@@ -18,9 +18,9 @@ class ServerConfig:
     data_dir: Path = field(default_factory=lambda: Path("maumau-data"))
     #: ``None``: the SQLite file ``maumau.sqlite3`` in the data directory
     database_url: str | None = None
-    #: origins whose pages may open WebSockets; ``None``: only pages of this server's own
-    #: host; ``("*",)``: any.  Connections without an Origin header (non-browser
-    #: clients) are always allowed.
+    #: origins whose pages may open WebSockets besides this server's own pages;
+    #: ``("*",)``: any.  Connections without an Origin header (non-browser clients) are
+    #: always allowed.
     allowed_origins: tuple[str, ...] | None = None
     max_message_bytes: int = 4096
     messages_per_second: float = 20.0

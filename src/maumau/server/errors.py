@@ -26,6 +26,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "not_host": (403, "only the host may do this"),
     # tables
     "unknown_game": (404, "there is no table with this id"),
+    "not_found": (404, "there is no such address"),
+    "method_not_allowed": (405, "this address does not take that method"),
     "unknown_seat": (404, "there is no such seat at this table"),
     "table_full": (409, "every seat is taken"),
     "game_started": (409, "the game has started: seats cannot change now"),

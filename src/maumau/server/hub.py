@@ -131,6 +131,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError):
                 await self.sweeper
         for referee in list(self.referees.values()):
+            await referee.stand_in.finish()
             referee.close_all("server_stopping", "the server is restarting; reconnect soon")
         self.referees.clear()
 

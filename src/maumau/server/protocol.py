@@ -39,7 +39,8 @@ class TableSettings(Model):
     stand_in_level: Literal["random", "easy", "normal", "hard"] = "normal"
 
 
-BotLevel = Annotated[str, Field(pattern=r"^(random|easy|normal|hard)$")]
+#: computer player levels a table offers
+BOT_LEVELS = ("random", "easy", "normal", "hard")
 Name = Annotated[str, Field(min_length=1, max_length=32)]
 
 
@@ -62,9 +63,10 @@ class JoinGame(Model):
 
 
 class AddBot(Model):
-    """``POST /api/games/{id}/bots``: the host adds a computer player."""
+    """``POST /api/games/{id}/bots``: the host adds a computer player (one of
+    ``random``, ``easy``, ``normal``, ``hard``; otherwise ``bad_level``)."""
 
-    level: BotLevel = "normal"
+    level: str = Field(default="normal", max_length=32)
 
 
 class SeatGranted(Model):
@@ -101,7 +103,8 @@ class SeatInfo(Model):
     level: str | None
     #: a human seat with at least one open connection
     connected: bool
-    #: a computer player is playing for this human seat (absent player or timer)
+    #: a computer player is playing for this human seat: its player has been away
+    #: longer than the grace period (a turn-timer move does not set this)
     stand_in: bool
 
 
@@ -167,13 +170,18 @@ ClientMessage = Annotated[Hello | ActionMessage | Ping, Field(discriminator="typ
 
 
 class Welcome(Model):
-    """The answer to ``hello``: who this connection is."""
+    """The answer to ``hello``: who this connection is, and what happened before it
+    came (so that a client that reconnects can show the rounds it missed)."""
 
     type: Literal["welcome"] = "welcome"
     game_id: str
     seat: int | None
     role: Literal["player", "spectator"]
     host: bool
+    #: every finished round so far, as its ``round_end`` message
+    results: list[RoundEnd] = Field(default_factory=list)
+    #: the game's ``game_end`` message, once it is over
+    end: GameEnd | None = None
 
 
 class Lobby(Model):
@@ -263,6 +271,8 @@ class Closed(Model):
     code: str
     message: str
 
+
+Welcome.model_rebuild()
 
 SERVER_MESSAGES: tuple[type[Model], ...] = (
     Welcome,

@@ -9,10 +9,12 @@ grace period, and a seat whose turn timer ran out (see :mod:`maumau.server.stand
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
-from collections.abc import Callable
-from typing import NoReturn
+from collections.abc import Awaitable, Callable
+from typing import NoReturn, TypeVar
 
 from maumau.engine import Game, IllegalAction
 from maumau.engine.actions import Action
@@ -33,6 +35,8 @@ from maumau.server.table import Table, new_deal, read_action
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
+
+T = TypeVar("T")
 
 
 class Referee:
@@ -58,14 +62,7 @@ class Referee:
         conn.round, conn.logged = -1, 0
         self.connections.add(conn)
         self.last_seen = self.clock()
-        conn.send(
-            Welcome(
-                game_id=table.id,
-                seat=seat,
-                role="spectator" if seat is None else "player",
-                host=seat is not None and seat == table.host,
-            )
-        )
+        conn.send(self.welcome(seat))
         if seat is not None:
             self.stand_in.returned(seat)
         self.broadcast_lobby()
@@ -80,6 +77,34 @@ class Referee:
         if seat is not None and seat not in self.connected():
             self.stand_in.absent(seat)
         self.broadcast_lobby()
+
+    def seat_removed(self, position: int) -> None:
+        """Seats after ``position`` moved down one: renumber the connections (each is
+        welcomed again with its new seat; the removed seat's become spectators) and
+        the absences, then tell everyone."""
+        table = self.table
+        self.stand_in.stop()
+        table.stand_in.clear()
+        for conn in self.connections:
+            seat = conn.seat
+            if seat is None or seat < position:
+                continue
+            conn.seat = None if seat == position else seat - 1
+            conn.send(self.welcome(conn.seat))
+        self.stand_in.start_absences()
+        self.broadcast_lobby()
+
+    def welcome(self, seat: int | None) -> Welcome:
+        table = self.table
+        game = table.game
+        return Welcome(
+            game_id=table.id,
+            seat=seat,
+            role="spectator" if seat is None else "player",
+            host=seat is not None and seat == table.host,
+            results=[] if game is None else [round_end(game, i) for i in range(len(game.results))],
+            end=None if game is None or not game.finished else game_end(game),
+        )
 
     def close_all(self, code: str, message: str) -> None:
         for conn in list(self.connections):
@@ -128,7 +153,7 @@ class Referee:
         seat = conn.seat
         if seat is None:
             raise ServerError("not_seated", "spectators cannot act: claim a seat to play")
-        action = read_action(seat, dict(data))
+        action = read_action(seat, dict(data), self.table.rules)
         table = self.table
         async with table.lock:
             game = table.require_game()
@@ -142,19 +167,27 @@ class Referee:
                     "stale_version",
                     f"this move was made at version {version}, the game is at {game.version}",
                 )
-            await self.apply(seat, action, action_id)
-            conn.send(Ack(action_id=action_id, version=game.version))
+            await self.apply(seat, action, action_id, conn)
 
-    async def apply(self, seat: int, action: Action, client_id: str | None = None) -> None:
-        """Apply, commit and announce one action (the caller holds the table's lock)."""
+    async def apply(
+        self,
+        seat: int,
+        action: Action,
+        client_id: str | None = None,
+        sender: Connection | None = None,
+    ) -> None:
+        """Apply, commit and announce one action (the caller holds the table's lock).
+        The ``sender`` of a player's move gets its ``ack`` first."""
         table = self.table
         try:
             step = table.try_action(seat, action, client_id)
         except IllegalAction as exc:
             raise ServerError(exc.code, exc.message) from None
         await self.commit(step)
-        self.broadcast_state()
         game = table.require_game()
+        if sender is not None and client_id is not None:
+            sender.send(Ack(action_id=client_id, version=game.version))
+        self.broadcast_state()
         if game.round_over:
             self.round_ended(game)
         if game.finished:
@@ -167,10 +200,16 @@ class Referee:
         """Store a step that the table has applied; on failure, undo it by rebuilding."""
         table = self.table
         try:
-            await self.store.append(table.id, [step], self.clock())
+            await unbroken(self.store.append(table.id, [step], self.clock()))
+        except asyncio.CancelledError:
+            # the commit finished (or failed) all the same: find out which
+            table.rebuild(list(table.steps))
+            with contextlib.suppress(BaseException):
+                await self.reload()
+            raise
         except StoreError as exc:
             await self.failed(exc)
-        except BaseException:  # cancelled or crashed mid-commit: undo, then let it go on
+        except BaseException:  # crashed mid-commit: undo, then let it go on
             table.rebuild(list(table.steps))
             raise
         table.committed(step)
@@ -202,31 +241,9 @@ class Referee:
             self.broadcast_state()
 
     def round_ended(self, game: Game) -> None:
-        dealt = game.rounds[-1]
-        result = game.results[-1]
-        self.broadcast(
-            RoundEnd(
-                round=game.round_index,
-                out=result.out,
-                hands=[list(h) for h in result.hands],
-                hand_values=list(result.hand_values),
-                totals=list(result.totals),
-                rounds_won=list(result.rounds_won),
-                seed=dealt.seed,
-                salt=dealt.salt,
-                commitment=dealt.commitment,
-            )
-        )
+        self.broadcast(round_end(game, len(game.results) - 1))
         if game.finished:
-            self.broadcast(
-                GameEnd(
-                    winners=list(game.winners or ()),
-                    draw=game.draw,
-                    decided_by=game.decided_by or "",
-                    totals=list(game.totals),
-                    rounds_won=list(game.rounds_won),
-                )
-            )
+            self.broadcast(game_end(game))
 
     async def deal_if_due(self) -> None:
         """Deal the next round when the game waits for one (the caller holds the lock).
@@ -249,13 +266,53 @@ class Referee:
             return
         table.status = "finished"
         try:
-            await self.store.set_status(table.id, "finished", self.clock())
+            await unbroken(self.store.set_status(table.id, "finished", self.clock()))
         except StoreError as exc:
             log.warning("table %s: could not mark finished: %s", table.id, exc)
         self.broadcast_lobby()
+
+
+async def unbroken(work: Awaitable[T]) -> T:
+    """Await ``work`` (a store write) to its end even if the awaiting task is cancelled
+    (its client went away): a write is never abandoned halfway.  The cancellation is
+    passed on once the write has finished."""
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), 30)
+        raise
 
 
 def _wire(action: Action, seat: int) -> dict[str, object]:
     data = action.to_json(seat)
     del data["seat"]
     return data
+
+
+def round_end(game: Game, index: int) -> RoundEnd:
+    """The ``round_end`` message of finished round ``index``: hands, points, the seed."""
+    dealt = game.rounds[index]
+    result = game.results[index]
+    return RoundEnd(
+        round=index,
+        out=result.out,
+        hands=[list(h) for h in result.hands],
+        hand_values=list(result.hand_values),
+        totals=list(result.totals),
+        rounds_won=list(result.rounds_won),
+        seed=dealt.seed,
+        salt=dealt.salt,
+        commitment=dealt.commitment,
+    )
+
+
+def game_end(game: Game) -> GameEnd:
+    return GameEnd(
+        winners=list(game.winners or ()),
+        draw=game.draw,
+        decided_by=game.decided_by or "",
+        totals=list(game.totals),
+        rounds_won=list(game.rounds_won),
+    )

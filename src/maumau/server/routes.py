@@ -24,6 +24,8 @@ from maumau.server.protocol import (
     RematchCreated,
     SeatGranted,
 )
+from maumau.server.replays import frames_of, qr_svg
+from maumau.server.table import invite_of
 from maumau.store import StoreError
 
 router = APIRouter()
@@ -113,10 +115,11 @@ async def remove_seat(
     "/api/games/{game_id}/bots", response_model=BotAdded, responses=ERRORS, tags=["tables"]
 )
 async def add_bot(
-    game_id: str, body: AddBot, request: Request, authorization: Auth = None
+    game_id: str, request: Request, body: AddBot | None = None, authorization: Auth = None
 ) -> BotAdded:
-    """The host adds a computer player."""
-    return await seating.add_bot(hub_of(request), game_id, body.level, bearer(authorization))
+    """The host adds a computer player (the body may be left out: level normal)."""
+    level = "normal" if body is None else body.level
+    return await seating.add_bot(hub_of(request), game_id, level, bearer(authorization))
 
 
 @router.post("/api/games/{game_id}/start", status_code=204, responses=ERRORS, tags=["tables"])
@@ -141,6 +144,30 @@ async def record(game_id: str, request: Request) -> JSONResponse:
     if table.status not in ("finished", "closed") or table.game is None:
         raise ServerError("game_not_finished", "the record is shown once the game has ended")
     return JSONResponse(table.record())
+
+
+@router.get("/api/games/{game_id}/replay", responses=ERRORS, tags=["tables"])
+async def replay_frames(game_id: str, request: Request) -> JSONResponse:
+    """A finished game step by step, every hand shown: ``{players, rules, rounds:
+    [{round, seed, salt, commitment, frames: [{action, view}]}], winners, draw,
+    decided_by, totals}``."""
+    table = (await hub_of(request).referee(game_id)).table
+    if table.status != "finished" or table.game is None:
+        raise ServerError("game_not_finished", "a replay is shown once the game has ended")
+    return JSONResponse(frames_of(table.record()))
+
+
+@router.get(
+    "/api/games/{game_id}/qr.svg",
+    responses={200: {"content": {"image/svg+xml": {}}}, **ERRORS},
+    response_class=Response,
+    tags=["tables"],
+)
+async def invite_qr(game_id: str, request: Request) -> Response:
+    """A QR code of the table's invite link (it holds no token)."""
+    referee = await hub_of(request).referee(game_id)
+    link = str(request.base_url).rstrip("/") + invite_of(referee.table.id)
+    return Response(qr_svg(link), media_type="image/svg+xml")
 
 
 @router.get("/g/{game_id}", include_in_schema=False)

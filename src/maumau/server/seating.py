@@ -8,6 +8,7 @@ invite link) holds no token, so it is safe to share and to watch with.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from dataclasses import replace
 
@@ -15,10 +16,19 @@ from maumau.engine import BadOption, Rules
 from maumau.engine.replay import options_of
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
-from maumau.server.protocol import BotAdded, CreateGame, Rematch, RematchCreated, SeatGranted
+from maumau.server.protocol import (
+    BOT_LEVELS,
+    BotAdded,
+    CreateGame,
+    Rematch,
+    RematchCreated,
+    SeatGranted,
+)
 from maumau.server.referee import Referee
 from maumau.server.table import invite_of, max_seats
 from maumau.store import GameRow, SeatRow, StoreError
+
+log = logging.getLogger("maumau.server")
 
 BOT_NAMES = ("Ada", "Bruno", "Cleo", "Dario", "Edda", "Finn", "Greta", "Hugo")
 
@@ -93,14 +103,17 @@ def in_lobby(referee: Referee) -> None:
         raise ServerError("game_started", "the game has started: seats cannot change now")
 
 
-async def save_seats(referee: Referee, seats: list[SeatRow], host: int) -> None:
+async def save_seats(
+    referee: Referee, seats: list[SeatRow], host: int, announce: bool = True
+) -> None:
     table = referee.table
     try:
         await referee.store.replace_seats(table.id, seats, host)
     except StoreError as exc:
         raise ServerError("store_unavailable", f"the seats cannot be stored: {exc}") from None
     table.seats, table.host = seats, host
-    referee.broadcast_lobby()
+    if announce:
+        referee.broadcast_lobby()
 
 
 async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> SeatGranted:
@@ -125,6 +138,8 @@ async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> Se
 
 
 async def add_bot(hub: Hub, game_id: str, level: str, token: str | None) -> BotAdded:
+    if level not in BOT_LEVELS:
+        raise ServerError("bad_level", f"level: {level!r} is not one of {', '.join(BOT_LEVELS)}")
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
@@ -159,13 +174,9 @@ async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) 
             raise ServerError("not_host", "the host's own seat cannot be removed")
         kept = [s for s in table.seats if s.position != position]
         host = table.host - (1 if position < table.host else 0)
-        await save_seats(referee, [replace(s, position=i) for i, s in enumerate(kept)], host)
-        for conn in referee.connections:
-            if conn.seat == position:
-                conn.seat = None
-            elif conn.seat is not None and conn.seat > position:
-                conn.seat -= 1
-        referee.broadcast_lobby()
+        renumbered = [replace(s, position=i) for i, s in enumerate(kept)]
+        await save_seats(referee, renumbered, host, announce=False)
+        referee.seat_removed(position)
 
 
 async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
@@ -185,8 +196,9 @@ async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
         referee.stand_in.start_absences()
         try:
             await referee.deal_if_due()
-        finally:
-            referee.stand_in.poke()
+        except ServerError as exc:  # the game has started; the deal is tried again
+            log.warning("table %s: the first deal was not stored: %s", table.id, exc.message)
+        referee.stand_in.poke()
 
 
 async def rematch(hub: Hub, game_id: str, token: str | None) -> RematchCreated:

@@ -45,9 +45,9 @@ def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
     origin = ws.headers.get("origin")
     if origin is None:
         return True
-    allowed = config.allowed_origins
-    if allowed is None:
-        return urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower()
+    if urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower():
+        return True  # a page of this server
+    allowed = config.allowed_origins or ()
     return "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}
 
 
@@ -97,17 +97,17 @@ async def receive(
     conn: Connection, referee: Referee, hub: Hub, config: ServerConfig, text: str
 ) -> None:
     """Handle one text message from a client."""
-    if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
-        conn.send(_error("message_too_large", _too_large(config)))
-        return
     if not conn.limiter.allow():
         conn.send(_error("rate_limited", "too many messages; slow down"))
+        return
+    if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
+        conn.send(_error("message_too_large", _too_large(config)))
         return
     action_id: str | None = None
     try:
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ServerError("bad_json", "the message is not valid JSON") from None
         if isinstance(data, dict) and isinstance(data.get("action_id"), str):
             action_id = data["action_id"][:64]
@@ -116,8 +116,9 @@ async def receive(
             if conn.greeted:
                 raise ServerError("already_greeted", "this connection has said hello already")
             if referee.table.status == "closed":
-                raise ServerError("table_closed", "the table was closed; its record is kept")
-            seat = seating.seat_of(referee, message.token) if message.token else None
+                conn.close(Closed(code="table_closed", message="the table was closed"))
+                return
+            seat = None if message.token is None else seating.seat_of(referee, message.token)
             referee.join(conn, seat)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
@@ -136,6 +137,8 @@ def parse(data: Any) -> Hello | ActionMessage | ClientMessage:
     if not isinstance(data, dict):
         raise ServerError("bad_message", "a message is a JSON object with a type")
     kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ServerError("bad_message", "a message needs a type: hello, action or ping")
     if kind not in TYPES:
         raise ServerError(
             "unknown_type", f"unknown message type {kind!r}; the types are {', '.join(TYPES)}"

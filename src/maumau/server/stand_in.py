@@ -12,6 +12,7 @@ task that wakes up to an older plan does nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from typing import TYPE_CHECKING
@@ -43,6 +44,8 @@ class StandIn:
         self.deadline: tuple[int, float] | None = None
         #: the version at which computer players were last offered a catch
         self.offered = -1
+        #: a move is being made (its task holds the table's lock)
+        self.busy = False
 
     # --- who plays ----------------------------------------------------------------------
 
@@ -112,10 +115,23 @@ class StandIn:
         self.task = asyncio.get_running_loop().create_task(self.run(delay, self.generation))
 
     def stop(self) -> None:
+        """No more computer moves or takeovers (a move being made is finished)."""
         self.generation += 1
         for handle in self.grace.values():
             handle.cancel()
         self.grace.clear()
+
+    async def finish(self) -> None:
+        """:meth:`stop`, then wait for a move being made to be committed, so that the
+        store can be closed under nobody's feet."""
+        self.stop()
+        task = self.task
+        if task is None or task.done():
+            return
+        if not self.busy:
+            task.cancel()  # still waiting for its delay: nothing to finish
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+            await asyncio.wait_for(asyncio.shield(task), 10)
 
     def plan(self) -> float | None:
         """Seconds until the next computer move, or ``None``."""
@@ -156,6 +172,7 @@ class StandIn:
         async with table.lock:
             if generation != self.generation:
                 return
+            self.busy = True
             try:
                 await self.move()
             except ServerError as exc:
@@ -164,6 +181,8 @@ class StandIn:
                     self.retry_later()
             except Exception:
                 log.exception("table %s: a computer move crashed", table.id)
+            finally:
+                self.busy = False
 
     def retry_later(self) -> None:
         generation = self.generation + 1

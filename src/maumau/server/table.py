@@ -14,7 +14,8 @@ from collections import OrderedDict
 from typing import Any
 
 from maumau.engine import Game, Rules, action_from_json, record_of
-from maumau.engine.actions import Action, Draw
+from maumau.engine.actions import Action, Draw, Play
+from maumau.engine.cards import CODES, deck_mask
 from maumau.engine.errors import BadOption
 from maumau.engine.record import UnreadableAction
 from maumau.engine.verify import commitment_of
@@ -48,7 +49,7 @@ def invite_of(game_id: str) -> str:
     return f"/g/{game_id}"
 
 
-def read_action(seat: int, data: dict[str, Any]) -> Action:
+def read_action(seat: int, data: dict[str, Any], rules: Rules) -> Action:
     """A client's action object (a record action without the seat) for ``seat``.
     ``{"draw": null}`` draws whatever the rules make the seat draw."""
     if "seat" in data and data["seat"] != seat:
@@ -67,6 +68,8 @@ def read_action(seat: int, data: dict[str, Any]) -> Action:
     if isinstance(action, UnreadableAction):
         error = action.error()
         raise ServerError(error.code, error.message)
+    if isinstance(action, Play) and not deck_mask(rules.deck) >> action.card & 1:
+        raise ServerError("bad_card", f"{CODES[action.card]} is not in the {rules.deck}-card deck")
     return action
 
 
