@@ -1,0 +1,273 @@
+// One table's page (/g/<id>): joins or rejoins the seat, keeps the live connection, and
+// shows the lobby, the table, the round summaries, the result and the replay (#replay).
+
+import { api } from "./api.js";
+import { Connection, watchNetwork } from "./connection.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { renderJoin, renderLobby } from "./lobby.js";
+import { openRules } from "./rules.js";
+import { ReplayView } from "./replay.js";
+import { forgetOldHistories, forgetToken, saveToken, tokenFor } from "./seats.js";
+import { renderResult } from "./summary.js";
+import { TableView } from "./table.js";
+import { showError, toast } from "./toast.js";
+
+export class GamePage {
+  constructor(root, gameId) {
+    this.root = root;
+    this.gameId = gameId;
+    this.token = tokenFor(gameId);
+    this.info = null;
+    this.me = null;
+    this.state = null;
+    // every finished round (round_end messages) and the result (game_end), as the
+    // server sends them in welcome and live
+    this.history = { rounds: [], end: null };
+    this.shownRound = null; // the round whose summary just popped up
+    this.reviewRound = null; // a finished round looked at again (the Scores button)
+    this.replay = new ReplayView(this);
+    this.replayOpen = false;
+    this.replayPushed = false; // the replay added a browser history entry
+    this.rematch = null;
+    this.closed = null;
+    this.status = "connecting";
+    this.table = new TableView(this);
+    this.connection = null;
+  }
+
+  async start() {
+    try {
+      this.info = await api("GET", `/api/games/${encodeURIComponent(this.gameId)}`);
+    } catch (err) {
+      this.renderMissing(err);
+      return;
+    }
+    forgetOldHistories();
+    addEventListener("popstate", () => {
+      const open = isReplayHash() && this.info.status === "finished";
+      if (open === this.replayOpen) return;
+      this.replayOpen = open;
+      this.replayPushed = false;
+      this.render();
+    });
+    if (isReplayHash()) {
+      if (this.info.status === "finished") this.replayOpen = true;
+      else history.replaceState(null, "", location.pathname + location.search);
+    }
+    const rulesButton = document.getElementById("rules-btn");
+    rulesButton.hidden = false;
+    rulesButton.onclick = () => openRules(this.info);
+    if (!this.token && this.info.status === "lobby") {
+      this.render();
+      return;
+    }
+    this.connect();
+  }
+
+  connect() {
+    this.connection?.close();
+    this.connection = new Connection(this.gameId, this.token, {
+      onMessage: (msg) => this.receive(msg),
+      onStatus: (status) => this.setStatus(status),
+    });
+    watchNetwork(this.connection);
+    this.connection.open();
+  }
+
+  async join(name) {
+    const seat = await api("POST", `/api/games/${encodeURIComponent(this.gameId)}/seats`, {
+      body: { name },
+      token: this.token,
+    });
+    this.token = seat.token;
+    saveToken(this.gameId, seat.token);
+    this.connect();
+  }
+
+  setStatus(status) {
+    this.status = status;
+    const el = document.getElementById("conn");
+    el.hidden = false;
+    el.className = `conn ${status}`;
+    el.textContent = t(`conn.${status}`);
+    document.body.dataset.conn = status;
+  }
+
+  receive(msg) {
+    switch (msg.type) {
+      case "welcome":
+        this.me = msg;
+        this.history = {
+          rounds: [...(msg.results || [])].sort((a, b) => a.round - b.round),
+          end: msg.end || null,
+        };
+        break;
+      case "lobby":
+        this.info = msg.game;
+        break;
+      case "state":
+        this.state = msg;
+        break;
+      case "round_end":
+        if (!this.history.rounds.some((r) => r.round === msg.round)) {
+          this.history.rounds.push(msg);
+          this.history.rounds.sort((a, b) => a.round - b.round);
+        }
+        this.shownRound = msg.round;
+        this.reviewRound = null;
+        break;
+      case "game_end":
+        this.history.end = msg;
+        break;
+      case "rematch":
+        this.rematch = msg;
+        break;
+      case "error":
+        if (["bad_token", "no_token"].includes(msg.code) && !this.me) {
+          forgetToken(this.gameId);
+          this.token = null;
+          this.connection.close();
+          if (this.info?.status === "lobby") this.render();
+          else this.connect();
+          return;
+        }
+        if (msg.code !== "stale_version") showError(msg);
+        return;
+      case "closed":
+        this.closed = msg;
+        break;
+      default:
+        return;
+    }
+    this.render();
+  }
+
+  /** Send a move; the answer is the next state (or an error toast). */
+  act(action) {
+    if (!this.state || !this.connection?.act(this.state.version, action)) {
+      toast(t("conn.offline"), "error");
+      return false;
+    }
+    return true;
+  }
+
+  get seat() {
+    return this.me?.seat ?? null;
+  }
+
+  get isHost() {
+    return this.seat !== null && this.info && this.seat === this.info.host;
+  }
+
+  closeSummary() {
+    const reviewing = this.shownRound === null && this.reviewRound !== null;
+    this.shownRound = null;
+    this.reviewRound = null;
+    this.render();
+    if (reviewing) this.table.el?.querySelector("#scores-btn")?.focus();
+    else this.table.focusHand();
+  }
+
+  /** Look again at the summary of a finished round (the last one by default). */
+  openScores(round = null) {
+    const rounds = this.history.rounds;
+    if (!rounds.length) return;
+    this.reviewRound = round ?? rounds[rounds.length - 1].round;
+    this.render();
+  }
+
+  openReplay() {
+    if (this.info?.status !== "finished") return;
+    if (!isReplayHash()) {
+      history.pushState(null, "", "#replay");
+      this.replayPushed = true;
+    }
+    this.replayOpen = true;
+    this.render();
+  }
+
+  closeReplay() {
+    if (this.replayPushed) {
+      this.replayPushed = false;
+      history.back(); // popstate closes the replay
+      return;
+    }
+    history.replaceState(null, "", location.pathname + location.search);
+    this.replayOpen = false;
+    this.render();
+  }
+
+  async startRematch() {
+    try {
+      const made = await api("POST", `/api/games/${encodeURIComponent(this.gameId)}/rematch`, {
+        token: this.token,
+      });
+      this.followRematch(made);
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  followRematch(made) {
+    if (this.token) saveToken(made.game_id, this.token);
+    location.assign(made.invite);
+  }
+
+  render() {
+    const root = this.root;
+    if (!this.info) return;
+    document.body.dataset.view = this.info.status;
+    if (this.closed && !this.state) {
+      root.replaceChildren(h("section", { class: "panel notice" }, h("h1", {}, t("closed.title")), h("p", {}, t("closed.text")),
+        h("a", { class: "button primary", href: "/" }, t("nav.home"))));
+      return;
+    }
+    if (this.info.status === "lobby") {
+      this.table.detach();
+      if (!this.token) renderJoin(root, this);
+      else renderLobby(root, this);
+      return;
+    }
+    if (this.replayOpen && this.info.status === "finished") {
+      renderResult(this, {});
+      this.table.detach();
+      document.body.dataset.view = "replay";
+      this.replay.mount(root);
+      return;
+    }
+    this.replay.detach();
+    if (!this.state) {
+      root.replaceChildren(h("p", { class: "loading" }, t("table.loading")));
+      return;
+    }
+    this.table.render(root);
+    const view = this.state.view;
+    const find = (n) => this.history.rounds.find((r) => r.round === n) || null;
+    // A finished game shows its result once game_end is known (it follows the last state).
+    const end = view.finished ? this.history.end : null;
+    let round = null;
+    let review = false;
+    if (end) round = find(view.round);
+    else if (view.finished) round = null;
+    else if (this.shownRound !== null) round = find(this.shownRound);
+    else if (this.reviewRound !== null) {
+      round = find(this.reviewRound);
+      review = !!round;
+    }
+    renderResult(this, { round, end, review });
+  }
+
+  renderMissing(err) {
+    this.root.replaceChildren(
+      h("section", { class: "panel notice" },
+        h("h1", {}, t("missing.title")),
+        h("p", {}, err.code === "unknown_game" ? t("missing.text") : err.message),
+        h("a", { class: "button primary", href: "/" }, t("nav.home"))),
+    );
+  }
+}
+
+function isReplayHash() {
+  return location.hash.startsWith("#replay");
+}

@@ -1,0 +1,44 @@
+// Start-up: language, suit colours, then the page for this address.
+
+import { GamePage } from "./game.js";
+import { renderHome } from "./home.js";
+import { LANGUAGES, onLanguage, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { showError } from "./toast.js";
+
+const FOUR = "maumau.fourColour";
+
+function setupPicker() {
+  const picker = document.getElementById("lang-picker");
+  picker.addEventListener("change", () => setLanguage(picker.value, true));
+  onLanguage((code) => { picker.value = code; });
+  const four = document.getElementById("four-colour");
+  four.checked = localStorage.getItem(FOUR) === "1";
+  document.body.classList.toggle("four-colour", four.checked);
+  four.addEventListener("change", () => {
+    localStorage.setItem(FOUR, four.checked ? "1" : "0");
+    document.body.classList.toggle("four-colour", four.checked);
+  });
+}
+
+async function start() {
+  setupPicker();
+  const wanted = new URLSearchParams(location.search).get("lang");
+  await setLanguage(LANGUAGES.includes(wanted) ? wanted : preferredLanguage(), LANGUAGES.includes(wanted));
+  const root = document.getElementById("app");
+  const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)\/?$/);
+  if (match) {
+    const page = new GamePage(root, match[1]);
+    onLanguage(() => page.render());
+    await page.start();
+  } else {
+    const home = () => renderHome(root, { showError });
+    onLanguage(home);
+    home();
+  }
+  document.body.dataset.ready = "1";
+}
+
+start().catch((err) => {
+  console.error(err);
+  document.getElementById("app").textContent = t("error.start");
+});

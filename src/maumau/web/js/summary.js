@@ -1,0 +1,154 @@
+// The round summary (every hand, points, totals, chart, the revealed shuffle), looked at
+// again later with the Scores button, and the game's result (winner or draw, the
+// tie-break, rematch, replay, the record).
+
+import { cardFaceSvg, cardName, sortHand } from "./cards.js";
+import { totalsChart } from "./chart.js";
+import { h } from "./dom.js";
+import { language, t, tn } from "./i18n.js";
+import { verifyShuffle } from "./shuffle.js";
+
+function dialogEl() {
+  let dialog = document.getElementById("result-dialog");
+  if (!dialog) {
+    dialog = h("dialog", { id: "result-dialog", class: "sheet result", "aria-labelledby": "result-title" });
+    dialog.addEventListener("cancel", (e) => {
+      e.preventDefault();
+      // Escape closes a summary looked at again; the others wait for their button.
+      if (dialog.dataset.review === "1") dialog.querySelector("#close-scores")?.click();
+    });
+    document.body.append(dialog);
+  }
+  return dialog;
+}
+
+/** round: a round_end message; end: the game_end message; review: a round looked at
+ * again during the game (closed with Close, with tabs for the other finished rounds). */
+export function renderResult(page, { round = null, end = null, review = false } = {}) {
+  const dialog = dialogEl();
+  if (!round && !end) {
+    if (dialog.open) dialog.close();
+    dialog.dataset.key = "";
+    return;
+  }
+  const finished = page.info.status === "finished";
+  const key = [
+    language(), round?.round ?? "-", end ? "end" : "", end?.decided_by ?? "", review ? "review" : "",
+    page.history.rounds.length, finished ? "finished" : "", page.rematch?.game_id ?? page.info.rematch_id ?? "",
+  ].join(":");
+  if (dialog.open && dialog.dataset.key === key) return;
+  dialog.dataset.key = key;
+  dialog.dataset.review = review ? "1" : "0";
+  const view = page.state.view;
+  const players = view.players;
+  const rules = page.info.rules;
+  const rounds = page.history.rounds.filter((r) => !round || r.round <= round.round);
+  const previous = rounds.find((r) => round && r.round === round.round - 1);
+  const name = (s) => (s === page.seat ? `${players[s]} (${t("seat.you")})` : players[s]);
+
+  let title;
+  if (end) {
+    title = end.draw ? t("end.draw", { names: end.winners.map(name).join(" & ") }) : t("end.winner", { name: name(end.winners[0]) });
+  } else {
+    title = t("summary.title", { n: round.round + 1, name: name(round.out) });
+  }
+  const totals = end?.totals ?? round?.totals ?? view.totals;
+  const hands = round?.hands ?? view.hands ?? [];
+  const rows = players.map((_, s) => {
+    const gained = round ? round.totals[s] - (previous ? previous.totals[s] : round.round === 0 ? 0 : null) : null;
+    return h("tr", { class: `${end?.winners.includes(s) ? "winner" : ""} ${round?.out === s ? "out" : ""}` },
+      h("th", { scope: "row" }, name(s), round?.out === s ? h("span", { class: "badge online" }, t("summary.out")) : null),
+      h("td", { class: "reveal" },
+        (hands[s] || []).length
+          ? h("span", { class: "mini-hand" }, sortHand(hands[s]).map((c) => h("span", { class: "mini-card", role: "img", "aria-label": cardName(c), html: cardFaceSvg(c) })))
+          : h("span", { class: "help" }, "—")),
+      h("td", { class: "num" }, round ? String(round.hand_values[s]) : ""),
+      h("td", { class: "num" }, gained === null ? "" : gained > 0 ? `+${gained}` : String(gained)),
+      h("td", { class: "num total" }, String(totals[s])),
+      h("td", { class: "num" }, String((end?.rounds_won ?? round?.rounds_won ?? view.rounds_won)[s])),
+    );
+  });
+  const table = h("div", { class: "scroll" },
+    h("table", { class: "scores", id: "scores" },
+      h("thead", {}, h("tr", {},
+        h("th", { scope: "col" }, t("summary.player")),
+        h("th", { scope: "col" }, t("summary.hand")),
+        h("th", { scope: "col" }, t("summary.value")),
+        h("th", { scope: "col" }, t("summary.points")),
+        h("th", { scope: "col" }, t("summary.total")),
+        h("th", { scope: "col" }, t("summary.won")))),
+      h("tbody", {}, rows)));
+
+  const scored = rules.scoring !== "single" && rounds.length > 0;
+  const limit = ["penalty", "reward"].includes(rules.scoring) ? rules.limit : null;
+  const shuffle = round ? shuffleNote(round) : null;
+
+  let buttons;
+  if (end) {
+    const rematchId = page.rematch?.game_id ?? page.info.rematch_id;
+    buttons = [
+      page.seat !== null
+        ? h("button", {
+          class: "primary big", type: "button", id: "rematch",
+          onclick: () => (rematchId ? page.followRematch({ game_id: rematchId, invite: `/g/${rematchId}` }) : page.startRematch()),
+        }, rematchId ? t("end.join_rematch") : t("end.rematch"))
+        : null,
+      finished
+        ? h("button", { class: "button", type: "button", id: "open-replay", onclick: () => page.openReplay() }, t("end.replay"))
+        : null,
+      h("a", { class: "button ghost", id: "download-record", href: `/api/games/${encodeURIComponent(page.gameId)}/record`, download: `maumau-${page.gameId}.json` }, t("end.download")),
+      h("a", { class: "button ghost", href: "/" }, t("nav.new_table")),
+    ];
+  } else if (review) {
+    buttons = [h("button", { class: "primary big", type: "button", id: "close-scores", onclick: () => page.closeSummary() }, t("dialog.close"))];
+  } else {
+    buttons = [h("button", { class: "primary big", type: "button", id: "next-round", onclick: () => page.closeSummary() }, t("summary.next"))];
+  }
+  const all = page.history.rounds;
+  const tabs = review && all.length > 1
+    ? h("nav", { class: "round-tabs", "aria-label": t("summary.rounds") },
+      h("span", { class: "help" }, t("summary.rounds")),
+      all.map((r) => h("button", {
+        type: "button", class: `small ${r.round === round.round ? "current" : ""}`,
+        "aria-pressed": String(r.round === round.round), "aria-label": t("table.round", { n: r.round + 1 }),
+        dataset: { round: r.round },
+        onclick: () => page.openScores(r.round),
+      }, String(r.round + 1))))
+    : null;
+
+  const tabFocused = !!document.activeElement?.closest?.("#result-dialog .round-tabs");
+  dialog.replaceChildren(
+    h("div", { class: "sheet-body" },
+      h("p", { class: "kicker" }, end ? t("end.kicker") : tn("summary.kicker", round.round + 1)),
+      h("h1", { id: "result-title" }, title),
+      tabs,
+      end && end.decided_by ? h("p", { class: "decided", id: "decided-by" }, t(end.decided_by === "out" && rules.scoring === "reward" ? "decided.out_reward" : `decided.${end.decided_by}`)) : null,
+      table,
+      scored ? h("h2", {}, t("chart.title")) : null,
+      scored ? totalsChart(rounds, players, limit) : null,
+      shuffle,
+      h("div", { class: "buttons" }, buttons),
+    ),
+  );
+  if (!dialog.open) dialog.showModal();
+  if (tabFocused) dialog.querySelector(".round-tabs .current")?.focus();
+  else dialog.querySelector(".buttons .primary, .buttons .button")?.focus();
+}
+
+function shuffleNote(round) {
+  const note = h("details", { class: "shuffle" },
+    h("summary", {}, t("shuffle.title")),
+    h("p", { class: "help" }, t("shuffle.help")),
+    h("dl", {},
+      h("dt", {}, t("shuffle.commitment")), h("dd", {}, h("code", {}, round.commitment ?? "—")),
+      h("dt", {}, t("shuffle.seed")), h("dd", {}, h("code", {}, String(round.seed))),
+      h("dt", {}, t("shuffle.salt")), h("dd", {}, h("code", {}, round.salt ?? "—"))));
+  const verdict = h("p", { class: "verdict" });
+  note.append(verdict);
+  verifyShuffle(round.seed, round.salt, round.commitment).then((ok) => {
+    if (ok === null) return;
+    verdict.textContent = ok ? t("shuffle.ok") : t("shuffle.bad");
+    verdict.classList.add(ok ? "ok" : "bad");
+  });
+  return note;
+}

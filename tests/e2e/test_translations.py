@@ -1,0 +1,110 @@
+"""Every UI string key exists in all four languages, with the same placeholders, and
+every key the client asks for exists (static keys found in the JS, and the families
+of keys built from the engine's option keys, presets, levels and error codes)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from maumau.engine.options import OPTION_KEYS, PRESETS
+
+WEB = Path(__file__).resolve().parents[2] / "src" / "maumau" / "web"
+LANGUAGES = ("en", "de", "da", "sv")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def strings(code: str) -> dict[str, str]:
+    data: dict[str, str] = json.loads((WEB / "lang" / f"{code}.json").read_text("utf-8"))
+    return data
+
+
+def test_the_picker_offers_exactly_the_language_files() -> None:
+    html = (WEB / "index.html").read_text("utf-8")
+    assert re.findall(r'<option value="(\w+)">', html) == list(LANGUAGES)
+    assert sorted(p.stem for p in (WEB / "lang").glob("*.json")) == sorted(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", LANGUAGES[1:])
+def test_every_key_in_every_language(code: str) -> None:
+    english, other = strings("en"), strings(code)
+    assert sorted(set(english) - set(other)) == [], f"{code} lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{code} has keys English lacks"
+    for key, text in other.items():
+        assert text.strip(), f"{code}/{key} is empty"
+        assert set(PLACEHOLDER.findall(text)) == set(PLACEHOLDER.findall(english[key])), (
+            f"{code}/{key}: placeholders differ from English"
+        )
+
+
+@pytest.mark.parametrize("code", LANGUAGES[1:])
+def test_translations_are_not_english_copies(code: str) -> None:
+    english, other = strings("en"), strings(code)
+    same_on_purpose = {"seat.bot"}  # "computer · {level}" is Danish too
+    same = [
+        k for k, v in other.items() if v == english[k] and len(v) > 12 and k not in same_on_purpose
+    ]
+    assert same == [], f"{code}: untranslated strings"
+
+
+def used_keys() -> set[str]:
+    """Keys the JS names literally: t("key"), tn("key", ...) and data-i18n in the HTML."""
+    keys: set[str] = set()
+    for path in (WEB / "js").glob("*.js"):
+        text = path.read_text("utf-8")
+        keys |= set(re.findall(r'\bt\(\s*"([\w.-]+)"', text))
+        keys |= {
+            f"{k}.{n}" for k in re.findall(r'\btn\(\s*"([\w.-]+)"', text) for n in ("one", "other")
+        }
+    html = (WEB / "index.html").read_text("utf-8")
+    keys |= set(re.findall(r'data-i18n(?:-aria)?="([\w.-]+)"', html))
+    return keys
+
+
+def key_families() -> set[str]:
+    """Keys the JS builds from values: options, presets, levels, suits, ranks..."""
+    keys = {"opt.on", "opt.off"}
+    choices = {
+        "deck": (52, 32),
+        "seven_draw": (2, 3),
+        "mau_penalty": ("auto", "catch", "off"),
+        "scoring": ("single", "penalty", "deals", "reward"),
+        "card_values": ("face", "traditional"),
+    }
+    for key in OPTION_KEYS:
+        keys |= {f"opt.{key}", f"opt.{key}.help"}
+        keys |= {f"opt.{key}.{v}" for v in choices.get(key, ())}
+    keys |= {f"opt.scoring.{m}.help" for m in choices["scoring"]}
+    for preset in PRESETS:
+        keys |= {f"preset.{preset}", f"preset.{preset}.help"}
+    keys |= {f"level.{lv}" for lv in ("random", "easy", "normal", "hard")}
+    keys |= {f"conn.{c}" for c in ("connecting", "online", "offline", "closed")}
+    keys |= {f"suit.name.{s}" for s in "CDHS"}
+    keys |= {f"rank.name.{r}" for r in "23456789TJQKA"}
+    keys |= {f"rank.short.{r}" for r in "23456789JQKA"}
+    keys |= {f"decided.{d}" for d in ("out", "fewest_points", "rounds_won", "draw", "out_reward")}
+    keys |= {f"mau.{c}" for c in ("mau", "maumau")}
+    keys |= {f"table.direction.{d}" for d in ("cw", "ccw")}
+    for part in ("goal", "turn", "actions", "mau", "end"):
+        keys |= {f"rules.{part}", f"rules.{part}.title"}
+    for setting in ("grace_seconds", "turn_seconds", "bot_delay_ms"):
+        keys |= {f"set.{setting}", f"set.{setting}.help"}
+    keys |= {"set.grace_seconds.none", "set.turn_seconds.none"}
+    return keys
+
+
+def test_every_key_the_client_uses_exists() -> None:
+    english = strings("en")
+    missing = sorted((used_keys() | key_families()) - set(english))
+    assert missing == []
+
+
+def test_error_translations_name_real_error_codes() -> None:
+    from maumau.server.errors import ENGINE_CODES, ERROR_CODES
+
+    codes = {k.removeprefix("error.") for k in strings("en") if k.startswith("error.")}
+    local = {"network", "start"}
+    assert sorted(codes - set(ERROR_CODES) - set(ENGINE_CODES) - local) == []
