@@ -8,14 +8,13 @@ from typing import Any
 
 import segno
 
-from maumau.engine import Game, replay
+from maumau.engine import Game
 from maumau.engine.cards import CODES, cards_of
 
 
-def frames_of(record: dict[str, Any]) -> dict[str, Any]:
+def frames_of(finished: Game) -> dict[str, Any]:
     """Every position of a finished game: after each deal and each action, the public
     view (``SeatView.to_json`` of a spectator) with every hand filled in."""
-    finished = replay(record)
     game = Game(finished.rules, finished.players)
     rounds = []
     for index, dealt in enumerate(finished.rounds):

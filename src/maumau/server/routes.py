@@ -154,7 +154,7 @@ async def replay_frames(game_id: str, request: Request) -> JSONResponse:
     table = (await hub_of(request).referee(game_id)).table
     if table.status != "finished" or table.game is None:
         raise ServerError("game_not_finished", "a replay is shown once the game has ended")
-    return JSONResponse(frames_of(table.record()))
+    return JSONResponse(frames_of(table.game))
 
 
 @router.get(

@@ -74,14 +74,8 @@ async def play(ws: WebSocket, game_id: str) -> None:
             if message["type"] == "websocket.disconnect":
                 break
             text = message.get("text")
-            if text is None:
-                data = message.get("bytes") or b""
-                text = (
-                    data.decode("utf-8", "replace") if len(data) <= config.max_message_bytes else ""
-                )
-                if len(data) > config.max_message_bytes:
-                    conn.send(_error("message_too_large", _too_large(config)))
-                    continue
+            if text is None:  # a binary frame is read as UTF-8 text
+                text = (message.get("bytes") or b"").decode("utf-8", "replace")
             await receive(conn, referee, hub, config, text)
     except WebSocketDisconnect:
         pass
