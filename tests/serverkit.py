@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,12 @@ def create_table(
     options: dict[str, Any] | None = None,
     **settings: Any,
 ) -> tuple[str, str]:
-    """Create a table (bot delay 0 unless given); returns (game id, host token)."""
-    body: dict[str, Any] = {"name": name, "settings": {"bot_delay_ms": 0, **settings}}
+    """Create a table (bot delay and time between rounds 0 unless given); returns
+    (game id, host token)."""
+    body: dict[str, Any] = {
+        "name": name,
+        "settings": {"bot_delay_ms": 0, "next_round_seconds": 0, **settings},
+    }
     if preset is not None:
         body["preset"] = preset
     if options:
@@ -113,3 +118,11 @@ def play_first_legal(
                 }
             )
     raise AssertionError("the game did not get there")
+
+
+def wait_for_status(client: TestClient, game_id: str, status: str, timeout: float = 60) -> None:
+    """Poll the table's info until its status is ``status``."""
+    deadline = time.monotonic() + timeout
+    while client.get(f"/api/games/{game_id}").json()["status"] != status:
+        assert time.monotonic() < deadline, f"table {game_id} never became {status}"
+        time.sleep(0.05)

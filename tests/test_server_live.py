@@ -150,7 +150,11 @@ def set_up(server: Server) -> tuple[str, list[Human]]:
     created = server.request(
         "POST",
         "/api/games",
-        {"name": "Ana", "preset": "penalty-100", "settings": {"bot_delay_ms": 0}},
+        {
+            "name": "Ana",
+            "preset": "penalty-100",
+            "settings": {"bot_delay_ms": 0, "next_round_seconds": 0},
+        },
     )
     game_id, host = created["game_id"], created["token"]
     other = server.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]

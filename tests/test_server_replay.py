@@ -3,7 +3,6 @@ the rounds a late or returning client missed (in ``welcome``)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from maumau.engine import replay
 from maumau.server.replays import qr_svg
-from serverkit import add_bot, create_table, hello, make_client, start
+from serverkit import add_bot, create_table, hello, make_client, start, wait_for_status
 
 
 def finished_table(client: TestClient, preset: str = "penalty-100") -> str:
@@ -19,10 +18,7 @@ def finished_table(client: TestClient, preset: str = "penalty-100") -> str:
     game_id, token = create_table(client, preset=preset, grace_seconds=0)
     add_bot(client, game_id, token, "easy")
     start(client, game_id, token)
-    deadline = time.monotonic() + 60
-    while client.get(f"/api/games/{game_id}").json()["status"] != "finished":
-        assert time.monotonic() < deadline, "the stand-in did not finish the game"
-        time.sleep(0.05)
+    wait_for_status(client, game_id, "finished")
     return game_id
 
 

@@ -90,9 +90,9 @@ def key_families() -> set[str]:
     keys |= {f"table.direction.{d}" for d in ("cw", "ccw")}
     for part in ("goal", "turn", "actions", "mau", "end"):
         keys |= {f"rules.{part}", f"rules.{part}.title"}
-    for setting in ("grace_seconds", "turn_seconds", "bot_delay_ms"):
+    for setting in ("grace_seconds", "turn_seconds", "bot_delay_ms", "next_round_seconds"):
         keys |= {f"set.{setting}", f"set.{setting}.help"}
-    keys |= {"set.grace_seconds.none", "set.turn_seconds.none"}
+    keys |= {"set.grace_seconds.none", "set.turn_seconds.none", "set.next_round_seconds.none"}
     return keys
 
 

@@ -38,6 +38,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_option": (422, "an unknown option key or a bad value (the message names it)"),
     "bad_level": (422, "not a computer player level: random, easy, normal, hard"),
     # moves
+    "not_between_rounds": (409, "ready is only said between rounds"),
     "stale_version": (409, "the game moved on since the version this move was made for"),
     "bad_action": (400, "the action object is malformed (the message says where)"),
     "bad_card": (400, "not a card code of this game's deck"),

@@ -33,6 +33,9 @@ class TableSettings(Model):
     turn_seconds: float | None = Field(default=None, ge=1, le=3600)
     #: how long a computer player waits before it moves, in milliseconds
     bot_delay_ms: int = Field(default=900, ge=0, le=10_000)
+    #: after a round, the next one is dealt when every player present is ready, or
+    #: after this many seconds (0: at once)
+    next_round_seconds: float = Field(default=15.0, ge=0, le=600)
     #: the table closes after this many seconds with nobody connected (its record is kept)
     idle_close_seconds: float = Field(default=86_400.0, ge=1, le=30 * 86_400)
     #: the computer player that stands in for an absent player or an expired timer
@@ -163,7 +166,13 @@ class Ping(Model):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | ActionMessage | Ping, Field(discriminator="type")]
+class Ready(Model):
+    """Between rounds: this seat is ready for the next one."""
+
+    type: Literal["ready"]
+
+
+ClientMessage = Annotated[Hello | ActionMessage | Ping | Ready, Field(discriminator="type")]
 
 
 # --- WebSocket: server to client ---------------------------------------------------------
@@ -207,6 +216,10 @@ class State(Model):
     commitment: str | None
     #: unix time when the turn timer runs out for the seat to move, if a timer runs
     turn_deadline: float | None
+    #: between rounds: the seats that said they are ready for the next round
+    ready: list[int]
+    #: between rounds: unix time when the next round is dealt at the latest
+    next_round_at: float | None
 
 
 class Ack(Model):
@@ -286,6 +299,6 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     ErrorMessage,
     Closed,
 )
-CLIENT_MESSAGES: tuple[type[Model], ...] = (Hello, ActionMessage, Ping)
+CLIENT_MESSAGES: tuple[type[Model], ...] = (Hello, ActionMessage, Ping, Ready)
 
 __all__ = ["CLIENT_MESSAGES", "ERROR_CODES", "SERVER_MESSAGES"]

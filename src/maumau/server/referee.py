@@ -77,6 +77,8 @@ class Referee:
         if seat is not None and seat not in self.connected():
             self.stand_in.absent(seat)
         self.broadcast_lobby()
+        if self.table.game is not None:
+            self.stand_in.poke()  # between rounds, nobody may be left to wait for
 
     def seat_removed(self, position: int) -> None:
         """Seats after ``position`` moved down one: renumber the connections (each is
@@ -142,6 +144,8 @@ class Referee:
             legal=legal,
             commitment=game.rounds[-1].commitment,
             turn_deadline=self.stand_in.deadline_for(game),
+            ready=sorted(self.table.ready),
+            next_round_at=self.stand_in.next_round_at(game),
         )
 
     # --- changing the game ------------------------------------------------------------
@@ -187,14 +191,15 @@ class Referee:
         game = table.require_game()
         if sender is not None and client_id is not None:
             sender.send(Ack(action_id=client_id, version=game.version))
+        if game.round_over:
+            table.ready.clear()
+            table.round_ended_at = self.clock()
         self.broadcast_state()
         if game.round_over:
             self.round_ended(game)
         if game.finished:
             await self.finish_if_over()
-        else:
-            await self.deal_if_due()
-        self.stand_in.poke()
+        self.stand_in.poke()  # the next move, or the next deal when it is due
 
     async def commit(self, step: StepRow) -> None:
         """Store a step that the table has applied; on failure, undo it by rebuilding."""
@@ -240,6 +245,19 @@ class Referee:
         if table.game is not None:
             self.broadcast_state()
 
+    async def ready(self, conn: Connection) -> None:
+        """A player is ready for the next round."""
+        seat = conn.seat
+        if seat is None:
+            raise ServerError("not_seated", "spectators cannot act: claim a seat to play")
+        async with self.table.lock:
+            game = self.table.game
+            if game is None or not game.round_over or game.finished:
+                raise ServerError("not_between_rounds", "ready is only said between rounds")
+            self.table.ready.add(seat)
+            self.broadcast_state()
+            self.stand_in.poke()
+
     def round_ended(self, game: Game) -> None:
         self.broadcast(round_end(game, len(game.results) - 1))
         if game.finished:
@@ -256,6 +274,8 @@ class Referee:
             return
         step = table.try_deal(new_deal())
         await self.commit(step)
+        table.ready.clear()
+        table.round_ended_at = None
         self.broadcast_state()
 
     async def finish_if_over(self) -> None:

@@ -30,6 +30,7 @@ from maumau.server.protocol import (
     ErrorMessage,
     Hello,
     Pong,
+    Ready,
 )
 from maumau.server.referee import Referee
 
@@ -37,7 +38,7 @@ router = APIRouter()
 log = logging.getLogger("maumau.server")
 
 CLIENT = TypeAdapter(ClientMessage)
-TYPES = ("hello", "action", "ping")
+TYPES = ("hello", "action", "ping", "ready")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
@@ -118,6 +119,10 @@ async def receive(
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
             await referee.act(conn, message.version, message.action_id, message.action)
+        elif isinstance(message, Ready):
+            if not conn.greeted:
+                raise ServerError("hello_required", "send hello first")
+            await referee.ready(conn)
         else:
             conn.send(Pong())
     except ServerError as exc:
@@ -127,12 +132,12 @@ async def receive(
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 
-def parse(data: Any) -> Hello | ActionMessage | ClientMessage:
+def parse(data: Any) -> ClientMessage:
     if not isinstance(data, dict):
         raise ServerError("bad_message", "a message is a JSON object with a type")
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ServerError("bad_message", "a message needs a type: hello, action or ping")
+        raise ServerError("bad_message", "a message needs a type: hello, action, ping or ready")
     if kind not in TYPES:
         raise ServerError(
             "unknown_type", f"unknown message type {kind!r}; the types are {', '.join(TYPES)}"

@@ -104,6 +104,28 @@ class StandIn:
             self.deadline = (game.version, self.referee.clock() + seconds)
         return self.deadline[1]
 
+    def next_round_at(self, game: Game) -> float | None:
+        """Between rounds: when the next round is dealt at the latest (``None``: at
+        once, because every player present is ready, or no countdown is set)."""
+        table = self.table
+        if not game.round_over or game.finished:
+            return None
+        connected = self.referee.connected()
+        waiting = [
+            s.position
+            for s in table.seats
+            if s.kind == "human"
+            and s.position in connected
+            and s.position not in table.stand_in
+            and s.position not in table.ready
+        ]
+        seconds = table.settings.next_round_seconds
+        if not waiting or seconds <= 0:
+            return None
+        if table.round_ended_at is None:  # resumed between rounds: count from now
+            table.round_ended_at = self.referee.clock()
+        return table.round_ended_at + seconds
+
     # --- scheduling ---------------------------------------------------------------------
 
     def poke(self) -> None:
@@ -139,10 +161,13 @@ class StandIn:
         game = table.game
         if table.status != "playing":
             return None
-        if game is None or (game.round_over and not game.finished):
-            return 0.0  # a deal is due
+        if game is None:
+            return 0.0  # the first deal is due
         if game.round_over:
-            return None
+            if game.finished:
+                return None
+            at = self.next_round_at(game)
+            return 0.0 if at is None else max(0.0, at - self.referee.clock())
         delay = table.settings.bot_delay_ms / 1000
         if self.catchers(game):
             return delay
@@ -196,6 +221,10 @@ class StandIn:
         if self.table.status != "playing":
             return
         if game is None or (game.round_over and not game.finished):
+            at = None if game is None else self.next_round_at(game)
+            if at is not None and at > referee.clock():
+                self.poke()  # the countdown was moved since this was planned
+                return
             await referee.deal_if_due()
             self.poke()
             return

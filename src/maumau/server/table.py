@@ -96,6 +96,9 @@ class Table:
         self.recent: dict[int, OrderedDict[str, int]] = {}
         #: human seats a computer player is playing for right now
         self.stand_in: set[int] = set()
+        #: between rounds: seats ready for the next one, and when the last round ended
+        self.ready: set[int] = set()
+        self.round_ended_at: float | None = None
         #: one writer per table
         self.lock = asyncio.Lock()
 

@@ -28,6 +28,7 @@ READ = """() => {
   return {
     version: table ? Number(table.dataset.version) : -1,
     step: table ? table.dataset.step : null,
+    round: table ? Number(table.dataset.round) : -1,
     myTurn: !!(table && table.classList.contains('my-turn')),
     hand: cards('.hand .card'),
     playable: cards('.hand .card.playable'),
@@ -36,6 +37,7 @@ READ = """() => {
     canPass: !!q('#pass'),
     armed: q('#mau')?.getAttribute('aria-pressed') === 'true',
     result: result ? (result.querySelector('#download-record') ? 'end' : 'round') : null,
+    ready: result?.querySelector('#next-round')?.getAttribute('aria-disabled') === 'true',
     suitDialog: !!suit,
   };
 }"""
@@ -109,7 +111,10 @@ def play_until_end(pages: list[Page], shots: Path, seen: dict[str, Any]) -> None
     while time.monotonic() < deadline:
         for page in pages:
             s = read(page)
+            other = pages[1] if page is pages[0] else pages[0]
             if s["result"] == "round":
+                if s["ready"]:
+                    continue  # waiting for the other player; the summary closes by itself
                 width = page.viewport_size["width"] if page.viewport_size else 0
                 if width not in seen["summaries"]:
                     seen["summaries"].add(width)
@@ -117,11 +122,14 @@ def play_until_end(pages: list[Page], shots: Path, seen: dict[str, Any]) -> None
                 finished = int(
                     page.locator("#result-dialog svg.chart").get_attribute("data-rounds") or 0
                 )
-                page.click("#next-round")
-                expect(page.locator("#result-dialog")).to_be_hidden()
+                press_next_round(page, other, seen, shots)
                 if page is pages[0] and finished >= 2 and not seen["history_checked"]:
-                    reload_keeps_history(page, finished, shots)
-                    seen["history_checked"] = True
+                    seen["history_due"] = finished
+            elif s["result"] is None and page is pages[0] and seen["history_due"]:
+                # the next round has been dealt: a reload shows every finished round again
+                reload_keeps_history(page, seen["history_due"], shots)
+                seen["history_checked"] = True
+                seen["history_due"] = 0
             elif s["result"] == "end":
                 if all(read(p)["result"] == "end" for p in pages):
                     return
@@ -137,6 +145,43 @@ def play_until_end(pages: list[Page], shots: Path, seen: dict[str, Any]) -> None
                     seen["reloaded"] = True
         time.sleep(0.05)
     raise AssertionError("the game did not end in time")
+
+
+def press_next_round(page: Page, other: Page, seen: dict[str, Any], shots: Path) -> None:
+    """Say ready for the next round (by click, or by Enter on the focused button).  The
+    first to press waits, with the countdown and a ✓ by their name; once both have
+    pressed, the next round is dealt at once and both summaries close by themselves."""
+    o, s = read(other), read(page)
+    # the other has not said ready for this round (a round dealt already counts as ready)
+    other_pending = not o["ready"] and o["round"] == s["round"]
+    dialog = page.locator("#result-dialog")
+    button = dialog.locator("#next-round")
+    if seen["next_presses"] % 2:
+        expect(button).to_be_focused()
+        page.keyboard.press("Enter")
+    else:
+        button.click()
+    seen["next_presses"] += 1
+    if other_pending:
+        expect(dialog.locator("#wait-text")).to_have_text("Waiting for the others…")
+        expect(dialog.locator("#wait-count")).to_have_text(re.compile(r"^Next round in \d+ s$"))
+        expect(button).to_have_attribute("aria-disabled", "true")
+        expect(button).to_be_focused()
+        mine = dialog.locator("#scores tbody tr", has_text="(you)")
+        expect(mine.locator(".ready-mark")).to_be_visible()
+        expect(dialog.locator(".ready-mark:visible")).to_have_count(1)
+        if not seen["waited"]:
+            width = page.viewport_size["width"] if page.viewport_size else 0
+            shot(page, shots / f"summary-waiting-{width}.png")
+        seen["waited"] += 1
+        # Pressing again (Enter on the still focused button) sends nothing more.
+        page.keyboard.press("Enter")
+        expect(button).to_have_attribute("aria-disabled", "true")
+    else:
+        # both are ready: the next round comes without waiting for the countdown
+        for p in (page, other):
+            expect(p.locator("#result-dialog")).to_be_hidden(timeout=5000)
+            expect(p.locator("#table")).to_have_attribute("data-round", str(s["round"] + 1))
 
 
 def check_summary(page: Page, shots: Path) -> None:
@@ -209,12 +254,16 @@ def test_two_players_and_two_bots_play_a_penalty_game(
     host.check('input[name="preset"][value="penalty-100"]')
     host.click("summary:has-text('Table settings')")
     host.fill("#set-bot_delay_ms", "0")
+    expect(host.locator("#set-next_round_seconds")).to_have_value("15")
+    host.select_option("#set-next_round_seconds", "30")
     host.click("#create")
     expect(host.locator("#seats li[data-seat]")).to_have_count(1)
     invite = host.locator("#invite-link").input_value()
     assert re.fullmatch(re.escape(live_server) + r"/g/[A-Za-z0-9_-]+", invite)
     game_id = invite.rsplit("/", 1)[1]
     token = host.evaluate(f"localStorage.getItem('maumau.token.{game_id}')")
+    info = json.loads(host.request.get(f"{live_server}/api/games/{game_id}").text())
+    assert info["settings"]["next_round_seconds"] == 30
     assert token and token not in host.url
 
     # The guest opens the invite link on a phone and takes a seat.
@@ -256,6 +305,9 @@ def test_two_players_and_two_bots_play_a_penalty_game(
         "reloaded": False,
         "big_hand": False,
         "history_checked": False,
+        "history_due": 0,
+        "next_presses": 0,
+        "waited": 0,
     }
     play_until_end([host, guest], artifacts, seen)
     assert seen["reloaded"]
@@ -276,6 +328,7 @@ def test_two_players_and_two_bots_play_a_penalty_game(
     assert record["players"] == ["Anna", "Bo", *record["players"][2:]]
     replay = json.loads(host.request.get(f"{live_server}/api/games/{game_id}/replay").text())
     rounds = len(replay["rounds"])
+    assert seen["waited"] >= rounds - 1  # in every round one player pressed first and waited
     assert seen["history_checked"] or rounds < 3
     assert chart_rounds(host) == rounds
 

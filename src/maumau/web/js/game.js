@@ -25,6 +25,7 @@ export class GamePage {
     // server sends them in welcome and live
     this.history = { rounds: [], end: null };
     this.shownRound = null; // the round whose summary just popped up
+    this.readyRound = null; // the finished round after which this player said ready
     this.reviewRound = null; // a finished round looked at again (the Scores button)
     this.replay = new ReplayView(this);
     this.replayOpen = false;
@@ -106,9 +107,23 @@ export class GamePage {
       case "lobby":
         this.info = msg.game;
         break;
-      case "state":
+      case "state": {
         this.state = msg;
+        const view = msg.view;
+        if (this.shownRound !== null && view.round > this.shownRound) {
+          // The next round is dealt: its summary closes, whoever said ready.
+          this.shownRound = null;
+          this.readyRound = null;
+          this.render();
+          if (!document.querySelector("dialog[open]")) this.table.focusHand();
+          return;
+        }
+        if (betweenRounds(view) && this.seat !== null && this.shownRound === null && this.reviewRound === null
+          && this.history.rounds.some((r) => r.round === view.round)) {
+          this.shownRound = view.round; // back between rounds (a reload): the summary waits for ready
+        }
         break;
+      }
       case "round_end":
         if (!this.history.rounds.some((r) => r.round === msg.round)) {
           this.history.rounds.push(msg);
@@ -132,7 +147,8 @@ export class GamePage {
           else this.connect();
           return;
         }
-        if (msg.code !== "stale_version") showError(msg);
+        // not_between_rounds: a ready that crossed the next round's deal; nothing to tell
+        if (!["stale_version", "not_between_rounds"].includes(msg.code)) showError(msg);
         return;
       case "closed":
         this.closed = msg;
@@ -150,6 +166,26 @@ export class GamePage {
       return false;
     }
     return true;
+  }
+
+  /** Tell the server this player is ready for the next round (once per round). */
+  sayReady() {
+    const round = this.shownRound;
+    if (round === null || this.isReady(round)) return;
+    if (!this.connection?.send({ type: "ready" })) {
+      toast(t("conn.offline"), "error");
+      return;
+    }
+    this.readyRound = round;
+    this.render();
+  }
+
+  /** Whether this player said ready after finished round `round`. */
+  isReady(round) {
+    if (this.readyRound === round) return true;
+    const state = this.state;
+    return !!state && state.view.round === round && betweenRounds(state.view)
+      && (state.ready || []).includes(this.seat);
   }
 
   get seat() {
@@ -266,6 +302,11 @@ export class GamePage {
         h("a", { class: "button primary", href: "/" }, t("nav.home"))),
     );
   }
+}
+
+/** The view of a finished round while the next one waits to be dealt. */
+function betweenRounds(view) {
+  return view.step === "over" && !view.finished;
 }
 
 function isReplayHash() {

@@ -11,6 +11,8 @@ const SETTINGS = [
   { key: "grace_seconds", def: 30, min: 0, max: 3600, nullable: true },
   { key: "turn_seconds", def: null, min: 5, max: 3600, nullable: true },
   { key: "bot_delay_ms", def: 900, min: 0, max: 10000 },
+  // between rounds: seconds until the next round is dealt unless everyone is ready sooner
+  { key: "next_round_seconds", def: 15, choices: [0, 10, 15, 30, 60] },
 ];
 
 export function renderHome(root, { showError }) {
@@ -90,13 +92,18 @@ export function renderHome(root, { showError }) {
 
   const settingRows = SETTINGS.map((s) => {
     const id = `set-${s.key}`;
-    const input = h("input", {
-      id, type: "number", min: s.min, max: s.max, step: s.key === "bot_delay_ms" ? 50 : 1,
-      value: s.def ?? "", placeholder: s.nullable ? t(`set.${s.key}.none`) : undefined,
-    });
+    const input = s.choices
+      ? h("select", { id, "aria-describedby": `${id}-help` },
+        s.choices.map((v) => h("option", { value: String(v), selected: v === s.def },
+          v === 0 ? t(`set.${s.key}.none`) : t("set.seconds", { n: v }))))
+      : h("input", {
+        id, type: "number", min: s.min, max: s.max, step: s.key === "bot_delay_ms" ? 50 : 1,
+        value: s.def ?? "", placeholder: s.nullable ? t(`set.${s.key}.none`) : undefined,
+        "aria-describedby": `${id}-help`,
+      });
     return h("div", { class: "option" },
       h("label", { for: id }, t(`set.${s.key}`)), input,
-      h("p", { class: "help" }, t(`set.${s.key}.help`)));
+      h("p", { class: "help", id: `${id}-help` }, t(`set.${s.key}.help`)));
   });
 
   async function submit(event) {

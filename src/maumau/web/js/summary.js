@@ -8,6 +8,8 @@ import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
 import { verifyShuffle } from "./shuffle.js";
 
+let readyTimer = null;
+
 function dialogEl() {
   let dialog = document.getElementById("result-dialog");
   if (!dialog) {
@@ -26,6 +28,7 @@ function dialogEl() {
  * again during the game (closed with Close, with tabs for the other finished rounds). */
 export function renderResult(page, { round = null, end = null, review = false } = {}) {
   const dialog = dialogEl();
+  clearInterval(readyTimer);
   if (!round && !end) {
     if (dialog.open) dialog.close();
     dialog.dataset.key = "";
@@ -36,7 +39,11 @@ export function renderResult(page, { round = null, end = null, review = false } 
     language(), round?.round ?? "-", end ? "end" : "", end?.decided_by ?? "", review ? "review" : "",
     page.history.rounds.length, finished ? "finished" : "", page.rematch?.game_id ?? page.info.rematch_id ?? "",
   ].join(":");
-  if (dialog.open && dialog.dataset.key === key) return;
+  const waiting = !end && !review && !!round;
+  if (dialog.open && dialog.dataset.key === key) {
+    if (waiting) showReady(page, dialog, round);
+    return;
+  }
   dialog.dataset.key = key;
   dialog.dataset.review = review ? "1" : "0";
   const view = page.state.view;
@@ -57,7 +64,8 @@ export function renderResult(page, { round = null, end = null, review = false } 
   const rows = players.map((_, s) => {
     const gained = round ? round.totals[s] - (previous ? previous.totals[s] : round.round === 0 ? 0 : null) : null;
     return h("tr", { class: `${end?.winners.includes(s) ? "winner" : ""} ${round?.out === s ? "out" : ""}` },
-      h("th", { scope: "row" }, name(s), round?.out === s ? h("span", { class: "badge online" }, t("summary.out")) : null),
+      h("th", { scope: "row" }, name(s), round?.out === s ? h("span", { class: "badge online" }, t("summary.out")) : null,
+        waiting ? h("span", { class: "ready-mark", dataset: { seat: s }, hidden: true }, "✓", h("span", { class: "sr-only" }, t("summary.ready"))) : null),
       h("td", { class: "reveal" },
         (hands[s] || []).length
           ? h("span", { class: "mini-hand" }, sortHand(hands[s]).map((c) => h("span", { class: "mini-card", role: "img", "aria-label": cardName(c), html: cardFaceSvg(c) })))
@@ -102,7 +110,12 @@ export function renderResult(page, { round = null, end = null, review = false } 
   } else if (review) {
     buttons = [h("button", { class: "primary big", type: "button", id: "close-scores", onclick: () => page.closeSummary() }, t("dialog.close"))];
   } else {
-    buttons = [h("button", { class: "primary big", type: "button", id: "next-round", onclick: () => page.closeSummary() }, t("summary.next"))];
+    // A seated player says ready (the round is dealt when all have, or the countdown ends);
+    // someone watching just closes the summary.
+    buttons = [h("button", {
+      class: "primary big", type: "button", id: "next-round",
+      onclick: () => (page.seat === null ? page.closeSummary() : page.sayReady()),
+    }, t("summary.next"))];
   }
   const all = page.history.rounds;
   const tabs = review && all.length > 1
@@ -127,12 +140,47 @@ export function renderResult(page, { round = null, end = null, review = false } 
       scored ? h("h2", {}, t("chart.title")) : null,
       scored ? totalsChart(rounds, players, limit) : null,
       shuffle,
+      // the waiting note is announced; the ticking seconds are not (they would chatter)
+      waiting ? h("p", { class: "next-wait", id: "next-wait", hidden: true },
+        h("span", { id: "wait-text", role: "status" }), " ", h("span", { id: "wait-count" })) : null,
       h("div", { class: "buttons" }, buttons),
     ),
   );
+  if (waiting) showReady(page, dialog, round);
   if (!dialog.open) dialog.showModal();
   if (tabFocused) dialog.querySelector(".round-tabs .current")?.focus();
   else dialog.querySelector(".buttons .primary, .buttons .button")?.focus();
+}
+
+/** Between rounds: ✓ by the players who are ready, "waiting" once this player is, and
+ * the seconds until the next round is dealt anyway (ticking). */
+function showReady(page, dialog, round) {
+  clearInterval(readyTimer);
+  const state = page.state;
+  const between = state.view.round === round.round && state.view.step === "over" && !state.view.finished;
+  const ready = new Set(between ? state.ready || [] : []);
+  for (const mark of dialog.querySelectorAll(".ready-mark")) mark.hidden = !ready.has(Number(mark.dataset.seat));
+  const mine = page.seat !== null && page.isReady(round.round);
+  const button = dialog.querySelector("#next-round");
+  if (button) {
+    // stays focusable (and Enter still reaches it), but says it has been pressed
+    button.setAttribute("aria-disabled", String(mine));
+    button.classList.toggle("sent", mine);
+  }
+  const line = dialog.querySelector("#next-wait");
+  if (!line) return;
+  const at = between ? state.next_round_at : null;
+  const text = line.querySelector("#wait-text");
+  const count = line.querySelector("#wait-count");
+  const wait = mine ? t("summary.waiting") : "";
+  if (text.textContent !== wait) text.textContent = wait;
+  const update = () => {
+    const left = at ? t("summary.starts_in", { n: Math.max(0, Math.ceil(at - Date.now() / 1000)) }) : "";
+    if (count.textContent !== left) count.textContent = left;
+    line.hidden = !wait && !left;
+  };
+  update();
+  if (at) readyTimer = setInterval(update, 1000);
 }
 
 function shuffleNote(round) {
