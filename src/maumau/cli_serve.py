@@ -35,8 +35,33 @@ def add_commands(commands: Any) -> None:
         action="append",
         help="also accept WebSockets from pages of this origin ('*': any); repeatable",
     )
+    serve.add_argument(
+        "--tables-per-minute",
+        type=_positive,
+        default=10.0,
+        metavar="N",
+        help="tables one client address may create per minute (default 10)",
+    )
+    serve.add_argument(
+        "--messages-per-second",
+        type=_positive,
+        default=20.0,
+        metavar="N",
+        help="WebSocket messages one connection may send per second, with bursts of twice "
+        "as many (default 20)",
+    )
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(handler=cmd_serve)
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
+    return value
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -61,6 +86,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         data_dir=data_dir,
         database_url=args.database_url,
         allowed_origins=tuple(args.allow_origin) if args.allow_origin else None,
+        tables_per_minute=args.tables_per_minute,
+        messages_per_second=args.messages_per_second,
+        message_burst=2 * args.messages_per_second,
     )
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     where = "the database given by --database-url" if args.database_url else str(data_dir)
