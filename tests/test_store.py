@@ -477,3 +477,140 @@ def test_store_imports_nothing_else_of_maumau() -> None:
             for name in names:
                 if name.split(".")[0] == "maumau":
                     assert name.startswith("maumau.store"), f"{path.name} imports {name}"
+
+
+# --- group commit and change notices --------------------------------------------------
+
+
+async def test_appends_made_together_share_commits(store: Store) -> None:
+    ids = [f"g{n}" for n in range(30)]
+    for game_id in ids:
+        await store.create_game(game_row(game_id))
+    before = store.group_commit.commits, store.group_commit.appends
+    for seq in range(3):
+        await asyncio.gather(*(store.append(g, [step(seq, game=g)], now=100.0 + seq) for g in ids))
+    commits = store.group_commit.commits - before[0]
+    appends = store.group_commit.appends - before[1]
+    assert appends == 90
+    assert commits < appends / 2, (commits, appends)  # grouped, not one commit each
+    for game_id in ids:
+        stored = await store.steps(game_id)
+        assert [(s.seq, s.data["game"]) for s in stored] == [
+            (0, game_id),
+            (1, game_id),
+            (2, game_id),
+        ]
+        row = await store.game(game_id)
+        assert row is not None and row.last_active_at == 102.0
+
+
+async def test_a_refused_append_in_a_group_fails_alone(store: Store) -> None:
+    for game_id in ("g1", "g2", "g3"):
+        await store.create_game(game_row(game_id))
+    await store.append("g2", [step(0, "deal", first=True)], now=1.0)
+    results = await asyncio.gather(
+        store.append("g1", [step(0, "deal")], now=2.0),
+        store.append("g2", [step(0, "deal", first=False)], now=2.0),  # step 0 is taken
+        store.append("nope", [step(0, "deal")], now=2.0),  # no such game
+        store.append("g3", [step(0, "deal"), step(1)], now=2.0),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[3] is None
+    assert isinstance(results[1], SeqConflict)
+    assert isinstance(results[2], UnknownGame)
+    assert [s.seq for s in await store.steps("g1")] == [0]
+    assert [s.data["first"] for s in await store.steps("g2")] == [True]
+    assert [s.seq for s in await store.steps("g3")] == [0, 1]
+
+
+async def test_a_cancelled_caller_does_not_cancel_its_append(store: Store) -> None:
+    await store.create_game(game_row("g1"))
+    await store.create_game(game_row("g2"))
+    first = asyncio.ensure_future(store.append("g1", [step(0, "deal")], now=1.0))
+    second = asyncio.ensure_future(store.append("g2", [step(0, "deal")], now=1.0))
+    await asyncio.sleep(0)
+    second.cancel()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    await store.group_commit.close()
+    assert [s.seq for s in await store.steps("g2")] == [0]
+
+
+async def test_only_postgresql_stores_have_a_listener(store: Store) -> None:
+    listener = store.listener(lambda game_id: None, lambda: None)
+    assert (listener is not None) == (store.dialect == "postgresql") == store.shared
+
+
+async def test_other_processes_hear_of_every_change(pg_db_url: str) -> None:
+    first, second = await Store.open(pg_db_url), await Store.open(pg_db_url)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    own: list[str] = []
+    connects: list[int] = []
+    listener = second.listener(heard.put_nowait, lambda: connects.append(1))
+    mine = first.listener(own.append, lambda: None)
+    assert listener is not None and mine is not None
+    listener.start()
+    mine.start()
+    try:
+        await asyncio.wait_for(listener.ready.wait(), 10)
+        await asyncio.wait_for(mine.ready.wait(), 10)
+        assert connects == [1]
+        await first.create_game(game_row("g1"))
+        await first.create_game(game_row("g2"))
+        await first.replace_seats("g1", SEATS[:2], host=1)
+        assert await asyncio.wait_for(heard.get(), 5) == "g1"
+        await asyncio.gather(
+            first.append("g1", [step(0, "deal")], now=2.0),
+            first.append("g2", [step(0, "deal")], now=2.0),
+        )
+        assert {await asyncio.wait_for(heard.get(), 5) for _ in range(2)} == {"g1", "g2"}
+        await first.set_status("g2", "playing", now=3.0)
+        assert await asyncio.wait_for(heard.get(), 5) == "g2"
+        await second.append("g2", [step(1)], now=4.0)  # its own change: not heard...
+        assert await asyncio.wait_for(_next(own), 5) == "g2"  # ...but first hears it
+        with pytest.raises(SeqConflict):  # nothing committed: nothing to hear
+            await first.append("g2", [step(1)], now=4.0)
+        await first.set_rematch("g1", "g9")
+        assert await asyncio.wait_for(heard.get(), 5) == "g1"
+        assert heard.empty()
+        assert own == []  # first's own changes are not announced to itself
+    finally:
+        await listener.stop()
+        await mine.stop()
+        await first.close()
+        await second.close()
+
+
+async def _next(items: list[str]) -> str:
+    while not items:
+        await asyncio.sleep(0.01)
+    return items.pop(0)
+
+
+async def test_a_listener_whose_connection_dies_connects_again(pg_db_url: str) -> None:
+    first, second = await Store.open(pg_db_url), await Store.open(pg_db_url)
+    heard: list[str] = []
+    connects: list[int] = []
+    listener = second.listener(heard.append, lambda: connects.append(1))
+    assert listener is not None
+    listener.start()
+    try:
+        await asyncio.wait_for(listener.ready.wait(), 10)
+        await first.create_game(game_row("g1"))
+        async with first._engine.connect() as conn:  # end every LISTENing backend
+            await conn.execute(
+                text(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = 'maumau-listener'"
+                )
+            )
+        async with asyncio.timeout(10):  # the listener is back, and says so
+            while len(connects) < 2 or not listener.connected:
+                await asyncio.sleep(0.05)
+        await first.append("g1", [step(0, "deal")], now=1.0)
+        assert await asyncio.wait_for(_next(heard), 5) == "g1"
+    finally:
+        await listener.stop()
+        await first.close()
+        await second.close()

@@ -8,19 +8,22 @@ method is one transaction, committed when the method returns.  Database failures
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import Any
 
-from sqlalchemy import Row, delete, insert, select, update
+from sqlalchemy import Row, bindparam, delete, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store.connect import make_engine, writer
 from maumau.store.errors import GameExists, SeqConflict, StoreUnavailable, UnknownGame
+from maumau.store.group import Append, GroupCommit
 from maumau.store.migrate import upgrade
+from maumau.store.notify import Listener, listen_dsn, notify
 from maumau.store.rows import (
     GameRow,
     SeatRow,
@@ -46,6 +49,11 @@ class Store:
         self._writer = writer(engine)
         self._url = redact(url)
         self._password = make_url(url).password
+        self._group = GroupCommit(
+            self._append_batch, lambda item: self._append_one(item.game_id, item.steps, item.now)
+        )
+        #: this store's id in change notices, so a process can skip its own
+        self.origin = secrets.token_hex(8)
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -72,7 +80,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Close every connection (the store cannot be used afterwards)."""
+        """Finish queued appends, then close every connection (the store cannot be
+        used afterwards)."""
+        await self._group.close()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Store:
@@ -93,6 +103,22 @@ class Store:
     def dialect(self) -> str:
         """The database kind: ``"sqlite"`` or ``"postgresql"``."""
         return self._engine.dialect.name
+
+    @property
+    def shared(self) -> bool:
+        """Whether other server processes may write this database at the same time
+        (PostgreSQL: they tell each other through change notices)."""
+        return self.dialect == "postgresql"
+
+    def listener(
+        self, on_change: Callable[[str], None], on_connect: Callable[[], None]
+    ) -> Listener | None:
+        """A listener for other processes' changes (``None`` for SQLite, which one
+        process serves); call its ``start()`` from the event loop."""
+        if not self.shared:
+            return None
+        url = self._engine.url.render_as_string(hide_password=False)
+        return Listener(listen_dsn(url), self.origin, on_change, on_connect)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -169,12 +195,14 @@ class Store:
             await _update_game(conn, game_id, host=host)
             await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
             await _insert_seats(conn, game_id, seats)
+            await self._notify(conn, [game_id])
 
     async def set_status(self, game_id: str, status: str, now: float) -> None:
         """Set the status of ``game_id``; it counts as activity at ``now``."""
         check_status(status)
         async with self._write() as conn:
             await _update_game(conn, game_id, status=status, last_active_at=now)
+            await self._notify(conn, [game_id])
 
     async def touch(self, game_id: str, now: float) -> None:
         """Record activity in ``game_id`` at ``now``."""
@@ -193,6 +221,7 @@ class Store:
                 .where(games.c.id == game_id, games.c.rematch_id.is_(None))
                 .values(rematch_id=rematch_id)
             )
+            await self._notify(conn, [game_id])
             stored = (
                 await conn.execute(select(games.c.rematch_id).where(games.c.id == game_id))
             ).one_or_none()
@@ -205,32 +234,54 @@ class Store:
 
         The game counts as active at ``now``; a step with ``created_at`` 0.0 is stamped
         ``now``.  If any step number is already taken nothing is appended and
-        :class:`SeqConflict` is raised.
+        :class:`SeqConflict` is raised.  Appends made at the same time, to any games,
+        share one commit (see :mod:`maumau.store.group`).
         """
         check_steps(steps)
+        if not steps:
+            await self._append_one(game_id, steps, now)
+            return
+        await self._group.append(game_id, steps, now)
+
+    @property
+    def group_commit(self) -> GroupCommit:
+        """The group committer (its counters tell rows per commit)."""
+        return self._group
+
+    async def _append_one(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         try:
             async with self._write() as conn:
                 await _update_game(conn, game_id, last_active_at=now)
                 if steps:
-                    await conn.execute(
-                        insert(steps_table),
-                        [
-                            {
-                                "game_id": game_id,
-                                "seq": step.seq,
-                                "kind": step.kind,
-                                "data": step.data,
-                                "client_id": step.client_id,
-                                "created_at": step.created_at or now,
-                            }
-                            for step in steps
-                        ],
-                    )
+                    await conn.execute(insert(steps_table), _step_rows(game_id, steps, now))
+                await self._notify(conn, [game_id])
         except IntegrityError as exc:
             numbers = ", ".join(str(step.seq) for step in steps)
             raise SeqConflict(
                 f"game {game_id!r}: a step among {numbers} is already stored"
             ) from exc
+
+    async def _append_batch(self, batch: Sequence[Append]) -> None:
+        """Every append of ``batch`` in one transaction (an integrity error: none)."""
+        latest: dict[str, float] = {}
+        for item in batch:
+            latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+        async with self._write() as conn:
+            await conn.execute(
+                update(games)
+                .where(games.c.id == bindparam("game"))
+                .values(last_active_at=bindparam("now")),
+                [{"game": game, "now": now} for game, now in latest.items()],
+            )
+            rows = [r for item in batch for r in _step_rows(item.game_id, item.steps, item.now)]
+            await conn.execute(insert(steps_table), rows)
+            await self._notify(conn, list(latest))
+
+    async def _notify(self, conn: AsyncConnection, game_ids: Sequence[str]) -> None:
+        """Tell the other server processes on this database that these games changed
+        (PostgreSQL only; delivered when the transaction commits)."""
+        if self.shared and game_ids:
+            await notify(conn, self.origin, game_ids)
 
     # --- transactions ----------------------------------------------------------------
 
@@ -295,6 +346,20 @@ async def _steps(conn: AsyncConnection, game_id: str, after: int) -> list[StepRo
         .order_by(steps_table.c.seq)
     )
     return [_step(row) for row in rows]
+
+
+def _step_rows(game_id: str, steps: Sequence[StepRow], now: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "game_id": game_id,
+            "seq": step.seq,
+            "kind": step.kind,
+            "data": step.data,
+            "client_id": step.client_id,
+            "created_at": step.created_at or now,
+        }
+        for step in steps
+    ]
 
 
 def _step(row: Row[Any]) -> StepRow:

@@ -1,0 +1,124 @@
+"""Group commit: the appends of many games written in one transaction.
+
+Each move must be durable before it is announced, and on SQLite with full syncing a
+commit costs an fsync (about 0.6 ms here), which would cap a server at about 1,500
+moves a second whatever its CPU.  So appends are queued, and one writer task commits
+every append that is waiting in a single transaction: while one transaction is being
+written the next batch gathers.  A lone append is written at once (no timer, no added
+delay); under load the batches grow by themselves.
+
+If the batch fails on an integrity error (a step number already taken, an unknown
+game), nothing of it was written and each append is tried again in its own
+transaction, so each caller gets its own answer (``SeqConflict``, ``UnknownGame``).
+Any other failure (the database is unreachable) is every caller's answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy.exc import IntegrityError
+
+from maumau.store.errors import StoreUnavailable
+from maumau.store.rows import StepRow
+
+
+@dataclass(slots=True)
+class Append:
+    """One caller's steps for one game, waiting to be written."""
+
+    game_id: str
+    steps: Sequence[StepRow]
+    now: float
+    done: asyncio.Future[None] = field(repr=False)
+
+
+WriteBatch = Callable[[Sequence[Append]], Awaitable[None]]
+WriteOne = Callable[[Append], Awaitable[None]]
+
+
+class GroupCommit:
+    """A queue of appends and the task that commits them together."""
+
+    def __init__(self, write_batch: WriteBatch, write_one: WriteOne) -> None:
+        self._write_batch = write_batch
+        self._write_one = write_one
+        self._waiting: list[Append] = []
+        self._writer: asyncio.Task[None] | None = None
+        #: transactions and appends written, for benchmarks: rows per commit
+        self.commits = 0
+        self.appends = 0
+
+    async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
+        """Write ``steps`` with the next group; return once they are durable.
+
+        Cancelling the caller does not cancel the write: the steps are written (or
+        fail) with their group all the same.
+        """
+        loop = asyncio.get_running_loop()
+        item = Append(game_id, steps, now, loop.create_future())
+        self._waiting.append(item)
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._run())
+        await item.done
+
+    async def close(self) -> None:
+        """Let the writer finish what is queued."""
+        writer = self._writer
+        if writer is not None and not writer.done():
+            await asyncio.wait([writer])
+
+    async def _run(self) -> None:
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
+            try:
+                await self._commit(batch)
+            except BaseException as exc:
+                failure = (
+                    StoreUnavailable("the store stopped while writing")
+                    if isinstance(exc, asyncio.CancelledError)
+                    else exc
+                )
+                for item in [*batch, *self._waiting]:
+                    _settle(item, failure)
+                self._waiting = []
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                if not isinstance(exc, Exception):
+                    raise
+
+    async def _commit(self, batch: list[Append]) -> None:
+        if len(batch) == 1:
+            await self._alone(batch[0])
+            return
+        try:
+            await self._write_batch(batch)
+        except IntegrityError:
+            for item in batch:
+                await self._alone(item)
+            return
+        self.commits += 1
+        self.appends += len(batch)
+        for item in batch:
+            _settle(item, None)
+
+    async def _alone(self, item: Append) -> None:
+        try:
+            await self._write_one(item)
+        except Exception as exc:
+            _settle(item, exc)
+            return
+        self.commits += 1
+        self.appends += 1
+        _settle(item, None)
+
+
+def _settle(item: Append, failure: BaseException | None) -> None:
+    if item.done.done():  # its caller was cancelled: nobody waits for the answer
+        return
+    if failure is None:
+        item.done.set_result(None)
+    else:
+        item.done.set_exception(failure)

@@ -1,0 +1,122 @@
+"""Change notices between server processes sharing one PostgreSQL database.
+
+Every write that changes a game sends ``NOTIFY maumau_games`` with ``"<origin> <game
+id>"`` in the same transaction, so the notice is delivered when (and only if) the
+change is committed.  ``origin`` is the writing store's id: a process skips its own
+notices.  A :class:`Listener` holds one connection that ``LISTEN``\\s and hands every
+other process's notice to a callback; when its connection is lost it connects again
+(with backoff) and calls ``on_connect``, so that its owner can catch up with what it
+may have missed meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+log = logging.getLogger("maumau.store")
+
+CHANNEL = "maumau_games"
+#: the listening connection's application_name (as pg_stat_activity shows it)
+APPLICATION = "maumau-listener"
+
+#: seconds between checks that the listening connection still answers
+KEEPALIVE_SECONDS = 5.0
+#: the longest wait before connecting again
+MAX_BACKOFF_SECONDS = 5.0
+
+_NOTIFY = text(
+    f"SELECT pg_notify('{CHANNEL}', :origin || ' ' || g) FROM unnest(CAST(:games AS text[])) AS g"
+)
+
+
+async def notify(conn: AsyncConnection, origin: str, game_ids: Sequence[str]) -> None:
+    """Send a change notice for each of ``game_ids`` when ``conn``'s transaction commits."""
+    await conn.execute(_NOTIFY, {"origin": origin, "games": list(game_ids)})
+
+
+def listen_dsn(url: str) -> str:
+    """The plain PostgreSQL DSN (for asyncpg) of a SQLAlchemy URL."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class Listener:
+    """Hands other processes' change notices to ``on_change(game_id)``."""
+
+    def __init__(
+        self,
+        dsn: str,
+        origin: str,
+        on_change: Callable[[str], None],
+        on_connect: Callable[[], None],
+    ) -> None:
+        self._dsn = dsn
+        self._origin = origin
+        self._on_change = on_change
+        self._on_connect = on_connect
+        self._task: asyncio.Task[None] | None = None
+        #: True while a listening connection is up
+        self.connected = False
+        self.ready = asyncio.Event()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        import asyncpg  # type: ignore[import-untyped]
+
+        backoff = 0.1
+        while True:
+            conn: Any = None
+            try:
+                conn = await asyncpg.connect(
+                    self._dsn, timeout=10, server_settings={"application_name": APPLICATION}
+                )
+                lost = asyncio.Event()
+                conn.add_termination_listener(_setter(lost))
+                await conn.add_listener(CHANNEL, self._notice)
+                self.connected = True
+                self.ready.set()
+                backoff = 0.1
+                self._on_connect()
+                while not lost.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(lost.wait(), KEEPALIVE_SECONDS)
+                    if not lost.is_set():
+                        await conn.fetchval("SELECT 1", timeout=KEEPALIVE_SECONDS)
+                log.warning("change notices: the connection was closed; connecting again")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self.connected:
+                    log.warning("change notices: connection lost (%s); connecting again", exc)
+            finally:
+                self.connected = False
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        conn.terminate()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+
+    def _notice(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        origin, _, game_id = payload.partition(" ")
+        if origin != self._origin and game_id:
+            self._on_change(game_id)
+
+
+def _setter(event: asyncio.Event) -> Callable[[Any], None]:
+    return lambda _conn: event.set()
