@@ -8,6 +8,7 @@ with their tokens: no acknowledged move may be lost or applied twice.
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import sqlite3
@@ -27,7 +28,9 @@ from websockets.sync.client import connect
 from maumau.engine import replay
 from maumau.engine.verify import verify_report
 
-DEADLINE = 120.0  # seconds for a whole game; generous for a loaded machine
+DEADLINE = float(
+    os.environ.get("LIVE_DEADLINE", 120)
+)  # seconds for a whole game; generous for a loaded machine
 
 
 def free_port() -> int:
@@ -40,8 +43,10 @@ def free_port() -> int:
 class Server:
     """``python -m maumau serve`` on a free port and a data directory."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, database_url: str | None = None) -> None:
         self.data_dir = data_dir
+        self.database_url = database_url
+        self.options: list[str] = []  # more `maumau serve` options
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -52,6 +57,9 @@ class Server:
     def start(self) -> None:
         command = [sys.executable, "-m", "maumau", "serve", "--port", str(self.port)]
         command += ["--data-dir", str(self.data_dir), "--log-level", "warning"]
+        if self.database_url is not None:
+            command += ["--database-url", self.database_url]
+        command += self.options
         self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
@@ -94,8 +102,9 @@ class Human(threading.Thread):
     """A player who plays the first legal move whenever they may, reconnecting with
     their token whenever the connection drops, until the game ends."""
 
-    def __init__(self, server: Server, game_id: str, token: str) -> None:
+    def __init__(self, server: Server, game_id: str, token: str, tab: str = "") -> None:
         super().__init__(daemon=True)
+        self.tab = tab  # tells apart the action ids of two tabs holding one seat
         self.server = server
         self.game_id = game_id
         self.token = token
@@ -106,6 +115,7 @@ class Human(threading.Thread):
         self.versions: list[int] = []
         self.game_end: dict[str, Any] | None = None
         self.welcomes = 0
+        self.last: dict[str, Any] | None = None
         self.quit = threading.Event()
 
     def run(self) -> None:
@@ -124,6 +134,7 @@ class Human(threading.Thread):
             while not self.quit.is_set():
                 message = json.loads(ws.recv(timeout=30))
                 kind = message["type"]
+                self.last = message
                 if kind == "welcome":
                     self.seat = message["seat"]
                     self.welcomes += 1
@@ -131,7 +142,7 @@ class Human(threading.Thread):
                     self.versions.append(message["version"])
                     if message["legal"] and message["version"] > acted_at:
                         acted_at = message["version"]
-                        action_id = f"{self.token[:6]}-{len(self.sent)}"
+                        action_id = f"{self.token[:6]}{self.tab}-{len(self.sent)}"
                         self.sent.append(action_id)
                         move = {"type": "action", "version": message["version"]}
                         move |= {"action_id": action_id, "action": message["legal"][0]}

@@ -2,7 +2,9 @@
 
 At start the hub resumes every unfinished game from its stored record; afterwards it
 loads a table the first time someone asks for it, closes tables nobody has been
-connected to for their idle time, and lets finished tables leave memory.
+connected to for their idle time, and lets finished tables leave memory.  On
+PostgreSQL several processes may hold the same table: each hears of the others'
+changes (see :mod:`maumau.store.notify`) and catches up.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from maumau.store import GameRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
 
+#: how often a process says which seats are connected to it (PostgreSQL), and how long
+#: other processes believe it
+PRESENCE_SECONDS = 10.0
+PRESENCE_TTL = 3 * PRESENCE_SECONDS
+
 
 class Hub:
     """Tables by id, each with its referee."""
@@ -34,6 +41,9 @@ class Hub:
         self.referees: dict[str, Referee] = {}
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
+        #: other processes' changes to shared tables (PostgreSQL only)
+        self.listener = store.listener(self.changed, self.reconnected, self.present)
+        self.heartbeat: asyncio.Task[None] | None = None
 
     async def referee(self, game_id: str) -> Referee:
         """The referee of a table, loading it from the store if it is not live here."""
@@ -54,6 +64,15 @@ class Hub:
                 raise ServerError("unknown_game", f"there is no table {game_id!r}")
             row, steps = loaded
             return self.add(Table.load(row, steps))
+
+    async def current(self, game_id: str) -> Referee:
+        """:meth:`referee`, caught up with other processes' changes when the database is
+        shared (for answers that must show the latest: table info, the record)."""
+        referee = await self.referee(game_id)
+        if self.store.shared:
+            async with referee.table.lock:
+                await referee.reload()
+        return referee
 
     def add(self, table: Table) -> Referee:
         referee = Referee(table, self.store, self.clock)
@@ -122,10 +141,66 @@ class Hub:
             except Exception:
                 log.exception("the idle-table sweep failed")
 
+    # --- other processes ----------------------------------------------------------------
+
+    def changed(self, game_id: str) -> None:
+        """Another process changed a table: if it is live here, catch up."""
+        referee = self.referees.get(game_id)
+        if referee is not None:
+            referee.follow()
+
+    def reconnected(self) -> None:
+        """Change notices may have been missed while the listener was away: catch up
+        with every live table."""
+        for referee in list(self.referees.values()):
+            referee.follow()
+
+    def present(self, origin: str, game_id: str, seats: frozenset[int]) -> None:
+        """Another process says which seats of a table are connected to it."""
+        referee = self.referees.get(game_id)
+        if referee is not None:
+            referee.present_elsewhere(origin, seats, time.monotonic() + PRESENCE_TTL)
+
+    async def run_heartbeat(self) -> None:
+        """Say again, now and then, which seats are connected here (a process that
+        died stops saying so, and its players count as absent once that expires)."""
+        while True:
+            await asyncio.sleep(PRESENCE_SECONDS)
+            now = time.monotonic()
+            for referee in list(self.referees.values()):
+                expired = [o for o, (_, until) in referee.remote.items() if until <= now]
+                if expired:
+                    before = referee.connected() | {
+                        s for o in expired for s in referee.remote[o][0]
+                    }
+                    for origin in expired:
+                        del referee.remote[origin]
+                    referee.recount(before)
+            presence = [(r.table.id, sorted(r.here())) for r in self.referees.values()]
+            try:
+                await self.store.announce([(g, seats) for g, seats in presence if seats])
+            except StoreError as exc:
+                log.debug("presence heartbeat not sent: %s", exc)
+
     def start(self) -> None:
-        self.sweeper = asyncio.get_running_loop().create_task(self.run_sweeper())
+        loop = asyncio.get_running_loop()
+        self.sweeper = loop.create_task(self.run_sweeper())
+        if self.listener is not None:
+            self.listener.start()
+            self.heartbeat = loop.create_task(self.run_heartbeat())
 
     async def stop(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.heartbeat
+        if self.listener is not None:
+            await self.listener.stop()
+            gone: list[tuple[str, list[int]]] = [
+                (r.table.id, []) for r in self.referees.values() if r.here()
+            ]
+            with contextlib.suppress(StoreError):  # this process's players are gone
+                await self.store.announce(gone)
         if self.sweeper is not None:
             self.sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -16,20 +16,19 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import NoReturn, TypeVar
 
-from maumau.engine import Game, IllegalAction
+from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.protocol import (
     Ack,
     Closed,
-    GameEnd,
     Lobby,
     Model,
-    RoundEnd,
     State,
     Welcome,
 )
+from maumau.server.results import game_end, round_end
 from maumau.server.stand_in import StandIn
 from maumau.server.table import Table, new_deal, read_action
 from maumau.store import SeqConflict, StepRow, Store, StoreError
@@ -49,11 +48,57 @@ class Referee:
         self.connections: set[Connection] = set()
         self.stand_in = StandIn(self)
         self.last_seen = max(table.last_active_at, table.created_at)
+        #: other processes' connected seats: origin -> (seats, valid until, monotonic)
+        self.remote: dict[str, tuple[frozenset[int], float]] = {}
+        #: catching up with other processes' changes (see :meth:`follow`)
+        self.behind = False
+        self.follower: asyncio.Task[None] | None = None
 
     # --- connections ------------------------------------------------------------------
 
     def connected(self) -> set[int]:
+        """The seats somebody is connected to, here or (PostgreSQL) at another process."""
+        seats = self.here()
+        if self.remote:
+            now = time.monotonic()
+            for present, until in self.remote.values():
+                if until > now:
+                    seats |= present
+        return seats
+
+    def here(self) -> set[int]:
+        """The seats somebody is connected to at this process."""
         return {c.seat for c in self.connections if c.seat is not None}
+
+    def present_elsewhere(self, origin: str, seats: frozenset[int], until: float) -> None:
+        """Another process says which seats are connected to it (until ``until``, a
+        monotonic time, unless it says so again): players there are not absent."""
+        before = self.connected()
+        if seats:
+            self.remote[origin] = (seats, until)
+        else:
+            self.remote.pop(origin, None)
+        self.recount(before)
+
+    def recount(self, before: set[int]) -> None:
+        """Start or end absences after who is connected changed (``before``: who was)."""
+        now = self.connected()
+        if now == before:
+            return
+        for seat in now - before:
+            self.stand_in.returned(seat)
+        if self.table.game is not None or self.table.status == "playing":
+            for seat in before - now:
+                self.stand_in.absent(seat)
+        self.broadcast_lobby()
+
+    def announce(self) -> None:
+        """Tell other processes (PostgreSQL) which seats are connected here."""
+        if self.store.shared:
+            task = asyncio.get_running_loop().create_task(
+                self.store.announce([(self.table.id, sorted(self.here()))])
+            )
+            task.add_done_callback(_quiet)
 
     def join(self, conn: Connection, seat: int | None) -> None:
         table = self.table
@@ -62,6 +107,8 @@ class Referee:
         conn.round, conn.logged = -1, 0
         self.connections.add(conn)
         self.last_seen = self.clock()
+        if seat is not None:
+            self.announce()
         conn.send(self.welcome(seat))
         if seat is not None:
             self.stand_in.returned(seat)
@@ -74,6 +121,8 @@ class Referee:
         self.connections.discard(conn)
         self.last_seen = self.clock()
         seat = conn.seat
+        if seat is not None and seat not in self.here():
+            self.announce()
         if seat is not None and seat not in self.connected():
             self.stand_in.absent(seat)
         self.broadcast_lobby()
@@ -95,6 +144,7 @@ class Referee:
             conn.send(self.welcome(conn.seat))
         self.stand_in.start_absences()
         self.broadcast_lobby()
+        self.announce()
 
     def welcome(self, seat: int | None) -> Welcome:
         table = self.table
@@ -223,6 +273,7 @@ class Referee:
         """Undo a step the store refused, and say why."""
         table = self.table
         if isinstance(exc, SeqConflict):
+            table.rebuild(list(table.steps))
             await self.reload()
             raise ServerError(
                 "conflict", "another server process changed this game first; try again"
@@ -234,16 +285,65 @@ class Referee:
         )
 
     async def reload(self) -> None:
-        """Catch up with steps another process committed (the caller holds the lock)."""
+        """Catch up with what another process committed (the caller holds the lock):
+        its steps, and its changes to seats and status.  The players are told."""
         table = self.table
+        game = table.game
+        rounds = 0 if game is None else len(game.results)
+        finished = game is not None and game.finished
         try:
+            row = await self.store.game(table.id)
             steps = await self.store.steps(table.id, len(table.steps) - 1)
         except StoreError:
             table.rebuild(list(table.steps))
             return
-        table.rebuild([*table.steps, *steps])
-        if table.game is not None:
+        if row is not None and table.adopt(row):
+            if table.status == "closed":
+                self.close_all("table_closed", "the table was closed")
+                return
+            self.broadcast_lobby()
+            self.stand_in.start_absences()
+        if steps:
+            self.accept_all(steps)
+        game = table.game
+        if game is None:
+            return
+        if steps:
+            if game.round_over and len(game.results) > rounds:
+                table.ready.clear()
+                table.round_ended_at = self.clock()
             self.broadcast_state()
+            for index in range(rounds, len(game.results)):
+                self.broadcast(round_end(game, index))
+            if game.finished and not finished:
+                self.broadcast(game_end(game))
+        self.stand_in.poke()
+
+    def accept_all(self, steps: list[StepRow]) -> None:
+        """Apply steps another process committed (a step that does not follow on
+        rebuilds the game from every committed step)."""
+        table = self.table
+        try:
+            for step in steps:
+                table.accept(step)
+        except (ValueError, EngineError):
+            table.rebuild([*table.steps, *[s for s in steps if s.seq >= len(table.steps)]])
+
+    def follow(self) -> None:
+        """Another process changed this table: catch up soon (at most one catch-up
+        runs at a time; changes announced meanwhile are caught by the next)."""
+        self.behind = True
+        if self.follower is None or self.follower.done():
+            self.follower = asyncio.get_running_loop().create_task(self._catch_up())
+
+    async def _catch_up(self) -> None:
+        while self.behind:
+            self.behind = False
+            try:
+                async with self.table.lock:
+                    await self.reload()
+            except Exception:
+                log.exception("table %s: could not catch up with another process", self.table.id)
 
     async def ready(self, conn: Connection) -> None:
         """A player is ready for the next round."""
@@ -305,34 +405,13 @@ async def unbroken(work: Awaitable[T]) -> T:
         raise
 
 
+def _quiet(task: asyncio.Task[None]) -> None:
+    """A presence notice that could not be sent is sent again with the next heartbeat."""
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("a presence notice was not sent: %s", task.exception())
+
+
 def _wire(action: Action, seat: int) -> dict[str, object]:
     data = action.to_json(seat)
     del data["seat"]
     return data
-
-
-def round_end(game: Game, index: int) -> RoundEnd:
-    """The ``round_end`` message of finished round ``index``: hands, points, the seed."""
-    dealt = game.rounds[index]
-    result = game.results[index]
-    return RoundEnd(
-        round=index,
-        out=result.out,
-        hands=[list(h) for h in result.hands],
-        hand_values=list(result.hand_values),
-        totals=list(result.totals),
-        rounds_won=list(result.rounds_won),
-        seed=dealt.seed,
-        salt=dealt.salt,
-        commitment=dealt.commitment,
-    )
-
-
-def game_end(game: Game) -> GameEnd:
-    return GameEnd(
-        winners=list(game.winners or ()),
-        draw=game.draw,
-        decided_by=game.decided_by or "",
-        totals=list(game.totals),
-        rounds_won=list(game.rounds_won),
-    )

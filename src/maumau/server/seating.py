@@ -26,7 +26,7 @@ from maumau.server.protocol import (
 )
 from maumau.server.referee import Referee
 from maumau.server.table import invite_of, max_seats
-from maumau.store import GameRow, SeatRow, StoreError
+from maumau.store import GameRow, SeatRow, SeatsChanged, StoreError
 
 log = logging.getLogger("maumau.server")
 
@@ -78,6 +78,13 @@ async def create_table(hub: Hub, body: CreateGame) -> SeatGranted:
     return SeatGranted(game_id=row.id, invite=invite_of(row.id), seat=0, token=token)
 
 
+async def fresh(referee: Referee) -> None:
+    """Before a lobby change: when other server processes share the database, catch up
+    with their changes first (the caller holds the table's lock)."""
+    if referee.store.shared:
+        await referee.reload()
+
+
 def seat_of(referee: Referee, token: str | None) -> int:
     """The seat ``token`` holds at this table, or an error."""
     if not token:
@@ -86,6 +93,20 @@ def seat_of(referee: Referee, token: str | None) -> int:
     if seat is None:
         raise ServerError("bad_token", "that token holds no seat at this table")
     return seat
+
+
+async def hello_seat(referee: Referee, token: str) -> int:
+    """The seat ``token`` holds, for a connection's ``hello``.  When other server
+    processes share the database, a token this process does not know yet may have
+    just claimed its seat through another process: look again before refusing."""
+    try:
+        return seat_of(referee, token)
+    except ServerError:
+        if not referee.store.shared:
+            raise
+    async with referee.table.lock:
+        await referee.reload()
+    return seat_of(referee, token)
 
 
 def host_of(referee: Referee, token: str | None) -> int:
@@ -108,7 +129,12 @@ async def save_seats(
 ) -> None:
     table = referee.table
     try:
-        await referee.store.replace_seats(table.id, seats, host)
+        await referee.store.replace_seats(table.id, seats, host, expected=table.seats)
+    except SeatsChanged:
+        await referee.reload()
+        raise ServerError(
+            "conflict", "the seats were changed meanwhile (by another server process); try again"
+        ) from None
     except StoreError as exc:
         raise ServerError("store_unavailable", f"the seats cannot be stored: {exc}") from None
     table.seats, table.host = seats, host
@@ -121,6 +147,7 @@ async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> Se
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
+        await fresh(referee)
         if token:
             seat = table.seat_of(token_hash(token))
             if seat is not None:
@@ -143,6 +170,7 @@ async def add_bot(hub: Hub, game_id: str, level: str, token: str | None) -> BotA
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
+        await fresh(referee)
         host_of(referee, token)
         in_lobby(referee)
         if len(table.seats) >= table.max_seats:
@@ -164,6 +192,7 @@ async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) 
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
+        await fresh(referee)
         seat = seat_of(referee, token)
         in_lobby(referee)
         if not 0 <= position < len(table.seats):
@@ -183,6 +212,7 @@ async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
+        await fresh(referee)
         host_of(referee, token)
         in_lobby(referee)
         if len(table.seats) < 2:
@@ -207,6 +237,7 @@ async def rematch(hub: Hub, game_id: str, token: str | None) -> RematchCreated:
     referee = await hub.referee(game_id)
     table = referee.table
     async with table.lock:
+        await fresh(referee)
         seat_of(referee, token)
         if table.status != "finished":
             raise ServerError("game_not_finished", "a rematch follows a finished game")

@@ -201,8 +201,12 @@ class StandIn:
             try:
                 await self.move()
             except ServerError as exc:
+                if exc.code == "conflict":  # another process moved first: it was reloaded
+                    log.info("table %s: another process moved first", table.id)
+                    self.poke()
+                    return
                 log.warning("table %s: a computer move failed: %s", table.id, exc.message)
-                if exc.code in ("store_unavailable", "conflict"):
+                if exc.code == "store_unavailable":
                     self.retry_later()
             except Exception:
                 log.exception("table %s: a computer move crashed", table.id)

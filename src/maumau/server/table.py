@@ -181,6 +181,14 @@ class Table:
     def record(self) -> dict[str, Any]:
         return record_of(self.require_game()).to_json()
 
+    def adopt(self, row: GameRow) -> bool:
+        """Take the stored seats, host, status and rematch link (another process may
+        have changed them); return whether anything changed."""
+        before = (self.seats, self.host, self.status, self.rematch_id)
+        self.seats, self.host = list(row.seats), row.host
+        self.status, self.rematch_id = row.status, row.rematch_id
+        return before != (self.seats, self.host, self.status, self.rematch_id)
+
     # --- seats ------------------------------------------------------------------------
 
     def seat_of(self, token_hash: str | None) -> int | None:

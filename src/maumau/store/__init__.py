@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from maumau.store.errors import (
     GameExists,
+    SeatsChanged,
     SeqConflict,
     StoreError,
     StoreUnavailable,
@@ -23,6 +24,7 @@ __all__ = [
     "GameExists",
     "GameRow",
     "SeatRow",
+    "SeatsChanged",
     "SeqConflict",
     "StepRow",
     "Store",

@@ -11,6 +11,10 @@ class SeqConflict(StoreError):
     """A step's ``(game_id, seq)`` is already taken: another writer appended it first."""
 
 
+class SeatsChanged(StoreError):
+    """``replace_seats`` expected other seats: another writer changed them first."""
+
+
 class UnknownGame(StoreError):
     """The game id names no stored game (raised by the methods that change a game)."""
 

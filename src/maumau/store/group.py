@@ -75,7 +75,7 @@ class GroupCommit:
             batch, self._waiting = self._waiting, []
             try:
                 await self._commit(batch)
-            except BaseException as exc:
+            except (Exception, asyncio.CancelledError) as exc:
                 failure = (
                     StoreUnavailable("the store stopped while writing")
                     if isinstance(exc, asyncio.CancelledError)
@@ -85,8 +85,6 @@ class GroupCommit:
                     _settle(item, failure)
                 self._waiting = []
                 if isinstance(exc, asyncio.CancelledError):
-                    raise
-                if not isinstance(exc, Exception):
                     raise
 
     async def _commit(self, batch: list[Append]) -> None:

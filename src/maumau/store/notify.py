@@ -4,7 +4,8 @@ Every write that changes a game sends ``NOTIFY maumau_games`` with ``"<origin> <
 id>"`` in the same transaction, so the notice is delivered when (and only if) the
 change is committed.  ``origin`` is the writing store's id: a process skips its own
 notices.  A :class:`Listener` holds one connection that ``LISTEN``\\s and hands every
-other process's notice to a callback; when its connection is lost it connects again
+other process's notice to a callback, and likewise the notices in which each process
+says which seats of a game are connected to it; when its connection is lost it connects again
 (with backoff) and calls ``on_connect``, so that its owner can catch up with what it
 may have missed meanwhile.
 """
@@ -24,6 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 log = logging.getLogger("maumau.store")
 
 CHANNEL = "maumau_games"
+#: which seats are connected to which process: ``"<origin> <game id> <seat>,<seat>"``
+PRESENCE = "maumau_presence"
 #: the listening connection's application_name (as pg_stat_activity shows it)
 APPLICATION = "maumau-listener"
 
@@ -42,6 +45,19 @@ async def notify(conn: AsyncConnection, origin: str, game_ids: Sequence[str]) ->
     await conn.execute(_NOTIFY, {"origin": origin, "games": list(game_ids)})
 
 
+_ANNOUNCE = text(
+    f"SELECT pg_notify('{PRESENCE}', :origin || ' ' || p) FROM unnest(CAST(:items AS text[])) AS p"
+)
+
+
+async def announce(
+    conn: AsyncConnection, origin: str, presence: Sequence[tuple[str, Sequence[int]]]
+) -> None:
+    """Tell the other processes which seats of which games are connected here."""
+    items = [f"{game_id} {','.join(map(str, sorted(seats)))}" for game_id, seats in presence]
+    await conn.execute(_ANNOUNCE, {"origin": origin, "items": items})
+
+
 def listen_dsn(url: str) -> str:
     """The plain PostgreSQL DSN (for asyncpg) of a SQLAlchemy URL."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -56,8 +72,10 @@ class Listener:
         origin: str,
         on_change: Callable[[str], None],
         on_connect: Callable[[], None],
+        on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
     ) -> None:
         self._dsn = dsn
+        self._on_presence = on_presence
         self._origin = origin
         self._on_change = on_change
         self._on_connect = on_connect
@@ -89,6 +107,7 @@ class Listener:
                 lost = asyncio.Event()
                 conn.add_termination_listener(_setter(lost))
                 await conn.add_listener(CHANNEL, self._notice)
+                await conn.add_listener(PRESENCE, self._presence)
                 self.connected = True
                 self.ready.set()
                 backoff = 0.1
@@ -116,6 +135,18 @@ class Listener:
         origin, _, game_id = payload.partition(" ")
         if origin != self._origin and game_id:
             self._on_change(game_id)
+
+    def _presence(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        origin, _, rest = payload.partition(" ")
+        game_id, _, seats = rest.partition(" ")
+        if origin == self._origin or not game_id or self._on_presence is None:
+            return
+        try:
+            connected = frozenset(int(seat) for seat in seats.split(",") if seat)
+        except ValueError:
+            log.warning("change notices: an unreadable presence notice was ignored")
+            return
+        self._on_presence(origin, game_id, connected)
 
 
 def _setter(event: asyncio.Event) -> Callable[[Any], None]:

@@ -12,18 +12,24 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any
 
-from sqlalchemy import Row, bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from maumau.store import queries
 from maumau.store.connect import make_engine, writer
-from maumau.store.errors import GameExists, SeqConflict, StoreUnavailable, UnknownGame
+from maumau.store.errors import (
+    GameExists,
+    SeatsChanged,
+    SeqConflict,
+    StoreUnavailable,
+    UnknownGame,
+)
 from maumau.store.group import Append, GroupCommit
 from maumau.store.migrate import upgrade
-from maumau.store.notify import Listener, listen_dsn, notify
+from maumau.store.notify import Listener, announce, listen_dsn, notify
 from maumau.store.rows import (
     GameRow,
     SeatRow,
@@ -111,34 +117,44 @@ class Store:
         return self.dialect == "postgresql"
 
     def listener(
-        self, on_change: Callable[[str], None], on_connect: Callable[[], None]
+        self,
+        on_change: Callable[[str], None],
+        on_connect: Callable[[], None],
+        on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
     ) -> Listener | None:
         """A listener for other processes' changes (``None`` for SQLite, which one
         process serves); call its ``start()`` from the event loop."""
         if not self.shared:
             return None
         url = self._engine.url.render_as_string(hide_password=False)
-        return Listener(listen_dsn(url), self.origin, on_change, on_connect)
+        return Listener(listen_dsn(url), self.origin, on_change, on_connect, on_presence)
+
+    async def announce(self, presence: Sequence[tuple[str, Sequence[int]]]) -> None:
+        """Tell the other processes which seats of which games are connected to this
+        one (PostgreSQL only; see :mod:`maumau.store.notify`)."""
+        if self.shared and presence:
+            async with self._read() as conn:
+                await announce(conn, self.origin, presence)
 
     # --- reading ---------------------------------------------------------------------
 
     async def game(self, game_id: str) -> GameRow | None:
         """The game ``game_id`` with its seats, or None."""
         async with self._read() as conn:
-            return await _game(conn, game_id)
+            return await queries.game(conn, game_id)
 
     async def load(self, game_id: str) -> tuple[GameRow, list[StepRow]] | None:
         """The game ``game_id`` and all its steps in order (one snapshot), or None."""
         async with self._read() as conn:
-            game = await _game(conn, game_id)
+            game = await queries.game(conn, game_id)
             if game is None:
                 return None
-            return game, await _steps(conn, game_id, -1)
+            return game, await queries.steps(conn, game_id, -1)
 
     async def steps(self, game_id: str, after: int = -1) -> list[StepRow]:
         """The steps of ``game_id`` numbered above ``after``, in order."""
         async with self._read() as conn:
-            return await _steps(conn, game_id, after)
+            return await queries.steps(conn, game_id, after)
 
     async def game_ids(self, statuses: Sequence[str]) -> list[str]:
         """The ids of the games in one of ``statuses``, oldest first."""
@@ -184,30 +200,49 @@ class Store:
                         "rematch_id": game.rematch_id,
                     },
                 )
-                await _insert_seats(conn, game.id, game.seats)
+                await queries.insert_seats(conn, game.id, game.seats)
         except IntegrityError as exc:
             raise GameExists(f"game {game.id!r} already exists") from exc
 
-    async def replace_seats(self, game_id: str, seats: Sequence[SeatRow], host: int) -> None:
-        """Replace all seats of ``game_id`` and set its host (lobby edits)."""
+    async def replace_seats(
+        self,
+        game_id: str,
+        seats: Sequence[SeatRow],
+        host: int,
+        expected: Sequence[SeatRow] | None = None,
+    ) -> None:
+        """Replace all seats of ``game_id`` and set its host (lobby edits).
+
+        With ``expected``, only if the stored seats are still those (compare-and-set
+        against another process's edit): otherwise :class:`SeatsChanged`.
+        """
         check_seats(seats)
         async with self._write() as conn:
-            await _update_game(conn, game_id, host=host)
+            if expected is not None:
+                found = await conn.execute(
+                    select(games.c.id).where(games.c.id == game_id).with_for_update()
+                )
+                if found.first() is None:
+                    raise UnknownGame(f"no game {game_id!r}")
+                stored = await queries.seats(conn, game_id)
+                if stored != tuple(expected):
+                    raise SeatsChanged(f"game {game_id!r}: the seats changed meanwhile")
+            await queries.update_game(conn, game_id, host=host)
             await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
-            await _insert_seats(conn, game_id, seats)
+            await queries.insert_seats(conn, game_id, seats)
             await self._notify(conn, [game_id])
 
     async def set_status(self, game_id: str, status: str, now: float) -> None:
         """Set the status of ``game_id``; it counts as activity at ``now``."""
         check_status(status)
         async with self._write() as conn:
-            await _update_game(conn, game_id, status=status, last_active_at=now)
+            await queries.update_game(conn, game_id, status=status, last_active_at=now)
             await self._notify(conn, [game_id])
 
     async def touch(self, game_id: str, now: float) -> None:
         """Record activity in ``game_id`` at ``now``."""
         async with self._write() as conn:
-            await _update_game(conn, game_id, last_active_at=now)
+            await queries.update_game(conn, game_id, last_active_at=now)
 
     async def set_rematch(self, game_id: str, rematch_id: str) -> str:
         """Link ``game_id`` to its rematch unless it has one; return the rematch now stored.
@@ -251,9 +286,9 @@ class Store:
     async def _append_one(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         try:
             async with self._write() as conn:
-                await _update_game(conn, game_id, last_active_at=now)
+                await queries.update_game(conn, game_id, last_active_at=now)
                 if steps:
-                    await conn.execute(insert(steps_table), _step_rows(game_id, steps, now))
+                    await conn.execute(insert(steps_table), queries.step_rows(game_id, steps, now))
                 await self._notify(conn, [game_id])
         except IntegrityError as exc:
             numbers = ", ".join(str(step.seq) for step in steps)
@@ -273,7 +308,9 @@ class Store:
                 .values(last_active_at=bindparam("now")),
                 [{"game": game, "now": now} for game, now in latest.items()],
             )
-            rows = [r for item in batch for r in _step_rows(item.game_id, item.steps, item.now)]
+            rows = [
+                r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)
+            ]
             await conn.execute(insert(steps_table), rows)
             await self._notify(conn, list(latest))
 
@@ -307,94 +344,6 @@ class Store:
             if self._password:
                 reason = reason.replace(str(self._password), "***")
             raise StoreUnavailable(f"database {self._url} unavailable: {reason}") from exc
-
-
-async def _game(conn: AsyncConnection, game_id: str) -> GameRow | None:
-    row = (await conn.execute(select(games).where(games.c.id == game_id))).one_or_none()
-    if row is None:
-        return None
-    seat_rows = await conn.execute(
-        select(seats_table).where(seats_table.c.game_id == game_id).order_by(seats_table.c.position)
-    )
-    return GameRow(
-        id=row.id,
-        status=row.status,
-        options=row.options,
-        settings=row.settings,
-        host=row.host,
-        seats=tuple(
-            SeatRow(
-                position=seat.position,
-                name=seat.name,
-                kind=seat.kind,
-                level=seat.level,
-                token_hash=seat.token_hash,
-            )
-            for seat in seat_rows
-        ),
-        created_at=row.created_at,
-        last_active_at=row.last_active_at,
-        rematch_of=row.rematch_of,
-        rematch_id=row.rematch_id,
-    )
-
-
-async def _steps(conn: AsyncConnection, game_id: str, after: int) -> list[StepRow]:
-    rows = await conn.execute(
-        select(steps_table)
-        .where(steps_table.c.game_id == game_id, steps_table.c.seq > after)
-        .order_by(steps_table.c.seq)
-    )
-    return [_step(row) for row in rows]
-
-
-def _step_rows(game_id: str, steps: Sequence[StepRow], now: float) -> list[dict[str, Any]]:
-    return [
-        {
-            "game_id": game_id,
-            "seq": step.seq,
-            "kind": step.kind,
-            "data": step.data,
-            "client_id": step.client_id,
-            "created_at": step.created_at or now,
-        }
-        for step in steps
-    ]
-
-
-def _step(row: Row[Any]) -> StepRow:
-    return StepRow(
-        seq=row.seq,
-        kind=row.kind,
-        data=row.data,
-        client_id=row.client_id,
-        created_at=row.created_at,
-    )
-
-
-async def _insert_seats(conn: AsyncConnection, game_id: str, seat_rows: Sequence[SeatRow]) -> None:
-    if not seat_rows:
-        return
-    await conn.execute(
-        insert(seats_table),
-        [
-            {
-                "game_id": game_id,
-                "position": seat.position,
-                "name": seat.name,
-                "kind": seat.kind,
-                "level": seat.level,
-                "token_hash": seat.token_hash,
-            }
-            for seat in seat_rows
-        ],
-    )
-
-
-async def _update_game(conn: AsyncConnection, game_id: str, **values: Any) -> None:
-    result = await conn.execute(update(games).where(games.c.id == game_id).values(**values))
-    if result.rowcount == 0:
-        raise UnknownGame(f"no game {game_id!r}")
 
 
 def _reason(exc: BaseException) -> str:

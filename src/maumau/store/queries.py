@@ -1,0 +1,107 @@
+"""The SQL the store runs inside its transactions: reading and writing rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Row, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from maumau.store.errors import UnknownGame
+from maumau.store.rows import GameRow, SeatRow, StepRow
+from maumau.store.schema import games
+from maumau.store.schema import seats as seats_table
+from maumau.store.schema import steps as steps_table
+
+
+async def game(conn: AsyncConnection, game_id: str) -> GameRow | None:
+    row = (await conn.execute(select(games).where(games.c.id == game_id))).one_or_none()
+    if row is None:
+        return None
+    return GameRow(
+        id=row.id,
+        status=row.status,
+        options=row.options,
+        settings=row.settings,
+        host=row.host,
+        seats=await seats(conn, game_id),
+        created_at=row.created_at,
+        last_active_at=row.last_active_at,
+        rematch_of=row.rematch_of,
+        rematch_id=row.rematch_id,
+    )
+
+
+async def seats(conn: AsyncConnection, game_id: str) -> tuple[SeatRow, ...]:
+    seat_rows = await conn.execute(
+        select(seats_table).where(seats_table.c.game_id == game_id).order_by(seats_table.c.position)
+    )
+    return tuple(
+        SeatRow(
+            position=seat.position,
+            name=seat.name,
+            kind=seat.kind,
+            level=seat.level,
+            token_hash=seat.token_hash,
+        )
+        for seat in seat_rows
+    )
+
+
+async def steps(conn: AsyncConnection, game_id: str, after: int) -> list[StepRow]:
+    rows = await conn.execute(
+        select(steps_table)
+        .where(steps_table.c.game_id == game_id, steps_table.c.seq > after)
+        .order_by(steps_table.c.seq)
+    )
+    return [step(row) for row in rows]
+
+
+def step_rows(game_id: str, steps: Sequence[StepRow], now: float) -> list[dict[str, Any]]:
+    return [
+        {
+            "game_id": game_id,
+            "seq": step.seq,
+            "kind": step.kind,
+            "data": step.data,
+            "client_id": step.client_id,
+            "created_at": step.created_at or now,
+        }
+        for step in steps
+    ]
+
+
+def step(row: Row[Any]) -> StepRow:
+    return StepRow(
+        seq=row.seq,
+        kind=row.kind,
+        data=row.data,
+        client_id=row.client_id,
+        created_at=row.created_at,
+    )
+
+
+async def insert_seats(conn: AsyncConnection, game_id: str, seat_rows: Sequence[SeatRow]) -> None:
+    if not seat_rows:
+        return
+    await conn.execute(
+        insert(seats_table),
+        [
+            {
+                "game_id": game_id,
+                "position": seat.position,
+                "name": seat.name,
+                "kind": seat.kind,
+                "level": seat.level,
+                "token_hash": seat.token_hash,
+            }
+            for seat in seat_rows
+        ],
+    )
+
+
+async def update_game(conn: AsyncConnection, game_id: str, **values: Any) -> None:
+    result = await conn.execute(update(games).where(games.c.id == game_id).values(**values))
+    if result.rowcount == 0:
+        raise UnknownGame(f"no game {game_id!r}")
