@@ -86,7 +86,7 @@ async def create_game(body: CreateGame, request: Request) -> SeatGranted:
 
 @router.get("/api/games/{game_id}", response_model=GameInfo, responses=ERRORS, tags=["tables"])
 async def game_info(game_id: str, request: Request) -> GameInfo:
-    referee = await hub_of(request).referee(game_id)
+    referee = await hub_of(request).current(game_id)
     return referee.table.info(referee.connected())
 
 
@@ -140,7 +140,7 @@ async def rematch(game_id: str, request: Request, authorization: Auth = None) ->
 @router.get("/api/games/{game_id}/record", responses=ERRORS, tags=["tables"])
 async def record(game_id: str, request: Request) -> JSONResponse:
     """The game record (docs/record.md) of a finished or closed game, with every seed."""
-    table = (await hub_of(request).referee(game_id)).table
+    table = (await hub_of(request).current(game_id)).table
     if table.status not in ("finished", "closed") or table.game is None:
         raise ServerError("game_not_finished", "the record is shown once the game has ended")
     return JSONResponse(table.record())
@@ -151,7 +151,7 @@ async def replay_frames(game_id: str, request: Request) -> JSONResponse:
     """A finished game step by step, every hand shown: ``{players, rules, rounds:
     [{round, seed, salt, commitment, frames: [{action, view}]}], winners, draw,
     decided_by, totals}``."""
-    table = (await hub_of(request).referee(game_id)).table
+    table = (await hub_of(request).current(game_id)).table
     if table.status != "finished" or table.game is None:
         raise ServerError("game_not_finished", "a replay is shown once the game has ended")
     return JSONResponse(frames_of(table.game))
