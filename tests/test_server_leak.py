@@ -209,6 +209,7 @@ class Truth:
     stock: set[str]
     draws: list[set[str]]
     views: dict[int | None, Message]
+    logs: dict[int | None, list[Message]]
     legal: dict[int, list[Message]]
 
     def visible(self, seat: int | None) -> set[str]:
@@ -244,7 +245,8 @@ def truth_of(game: Game, start: str) -> Truth:
         top=CODES[state.discard[-1]],
         stock={CODES[c] for c in state.stock},
         draws=draws,
-        views={seat: game.view(seat).to_json() for seat in seats},
+        views={seat: game.view(seat).to_json(log=False) for seat in seats},
+        logs={seat: game.view(seat).log_json() for seat in seats},
         legal=legal,
     )
 
@@ -307,6 +309,8 @@ def check_socket(
     revealed: set[int] = set()
     truth: Truth | None = None
     versions = []
+    log_round: int | None = None
+    log: list[Message] = []
     for number, text in enumerate(texts):
         message = json.loads(text)
         kind = message["type"]
@@ -340,10 +344,15 @@ def check_socket(
             versions.append(message["version"])
             view = message["view"]
             assert view == truth.views[seat], where
+            # the events, appended round by round, are exactly the seat's log
+            if log_round != view["round"]:
+                log_round, log = view["round"], []
+            log += message["events"]
+            assert log == truth.logs[seat], where
             assert message["legal"] == ([] if seat is None else truth.legal[seat]), where
             for action in message["legal"]:
                 assert "seat" not in action and action.get("catch") != seat, where
-            for entry in [*message["events"], *view["log"]]:
+            for entry in message["events"]:
                 if "cards" in entry:
                     assert seat is not None and entry["seat"] == seat, f"{where}: {entry}"
             if seat is None:

@@ -62,9 +62,10 @@ class SeatView:
         mine = dict(self.my_draws)
         return [entry_json(e, mine.get(i)) for i, e in enumerate(self.log) if i >= start]
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict with cards as codes."""
-        return {
+    def to_json(self, log: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict with cards as codes; ``log=False`` leaves the log out (a
+        client that is sent the new entries as they come keeps the log itself)."""
+        out: dict[str, Any] = {
             "seat": self.seat,
             "players": list(self.players),
             "round": self.round,
@@ -83,12 +84,14 @@ class SeatView:
             "discard": [str(c) for c in self.discard],
             "drawn": None if self.drawn is None else str(self.drawn),
             "catchable": self.catchable,
-            "log": self.log_json(),
             "out": self.out,
             "hands": None if self.hands is None else [[str(c) for c in h] for h in self.hands],
             "finished": self.finished,
             "winners": None if self.winners is None else list(self.winners),
         }
+        if log:
+            out["log"] = self.log_json()
+        return out
 
 
 def entry_json(entry: LogEntry, cards: tuple[int, ...] | None = None) -> dict[str, Any]:

@@ -187,9 +187,10 @@ class Referee:
         events = view.log_json(conn.logged)
         conn.logged = len(view.log)
         legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
-        return State(
+        # built without validation: every field is made here, of the right type
+        return State.model_construct(
             version=game.version,
-            view=view.to_json(),
+            view=view.to_json(log=False),
             events=events,
             legal=legal,
             commitment=game.rounds[-1].commitment,

@@ -99,6 +99,7 @@ export class GamePage {
     switch (msg.type) {
       case "welcome":
         this.me = msg;
+        this.logRound = null; // a new connection: the next state brings the whole round
         this.history = {
           rounds: [...(msg.results || [])].sort((a, b) => a.round - b.round),
           end: msg.end || null,
@@ -108,8 +109,16 @@ export class GamePage {
         this.info = msg.game;
         break;
       case "state": {
-        this.state = msg;
         const view = msg.view;
+        // The server sends only the new log entries (the whole round after hello or at
+        // a new round): the round's log is kept here.
+        if (this.logRound !== view.round) {
+          this.logRound = view.round;
+          this.log = [];
+        }
+        this.log = this.log.concat(msg.events);
+        view.log = this.log;
+        this.state = msg;
         if (this.shownRound !== null && view.round > this.shownRound) {
           // The next round is dealt: its summary closes, whoever said ready.
           this.shownRound = null;
