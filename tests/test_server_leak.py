@@ -37,6 +37,7 @@ from starlette.testclient import WebSocketTestSession
 
 from maumau.engine import Game, parse_record
 from maumau.engine.cards import CODES, iter_cards
+from maumau.server.protocol import State
 from serverkit import add_bot, create_table, hello, join, make_client, start
 
 Message = dict[str, Any]
@@ -340,6 +341,7 @@ def check_socket(
                 assert salt not in text, f"{where}: the salt of round {index}"
 
         if kind == "state":
+            State.model_validate(message)  # exactly the documented fields and types
             truth = truths[message["version"]]
             versions.append(message["version"])
             view = message["view"]

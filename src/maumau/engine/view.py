@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from maumau.engine.cards import CARDS, CODES, SUITS, Card, cards_of
+from maumau.engine.cards import CARDS, CODES, SUITS, Card, cards_of, iter_cards
 from maumau.engine.options import Rules
 from maumau.engine.round import OVER, STEP_NAMES, LogEntry
 
@@ -152,3 +152,61 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         finished=game.finished,
         winners=game.winners,
     )
+
+
+def public_json(game: Game) -> dict[str, Any]:
+    """What every seat's view has in common: a spectator's view as JSON, without the
+    log.  :func:`seat_json` adds one seat's own part; a server that tells every seat
+    after each move builds this once per move instead of once per seat."""
+    state = game.round
+    over = state.step == OVER
+    hands = state.hands
+    return {
+        "seat": None,
+        "players": list(game.players),
+        "round": game.round_index,
+        "leader": state.leader,
+        "step": STEP_NAMES[state.step],
+        "to_move": state.to_move,
+        "hand": [],
+        "counts": [h.bit_count() for h in hands],
+        "totals": list(game.totals),
+        "rounds_won": list(game.rounds_won),
+        "top": CODES[state.discard[-1]],
+        "named_suit": SUITS[state.named] if state.named >= 0 else None,
+        "pending": state.pending,
+        "direction": state.direction,
+        "stock_count": len(state.stock),
+        "discard": [CODES[c] for c in state.discard],
+        "drawn": None,
+        "catchable": state.catchable if state.catchable >= 0 else None,
+        "out": state.out if over else None,
+        "hands": [[CODES[c] for c in iter_cards(h)] for h in hands] if over else None,
+        "finished": game.finished,
+        "winners": None if game.winners is None else list(game.winners),
+    }
+
+
+def seat_json(game: Game, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
+    """``seat_view(game, seat).to_json(log=False)``, from ``public = public_json(game)``."""
+    if seat is None:
+        return public
+    if not 0 <= seat < game.n:
+        raise ValueError(f"there is no seat {seat}")
+    state = game.round
+    out = dict(public)
+    out["seat"] = seat
+    out["hand"] = [CODES[c] for c in iter_cards(state.hands[seat])]
+    if state.drawn >= 0 and seat == state.turn:
+        out["drawn"] = CODES[state.drawn]
+    return out
+
+
+def events_json(game: Game, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
+    """``seat_view(game, seat).log_json(start)`` without building the whole view."""
+    state = game.round
+    log = state.log
+    if start >= len(log):
+        return []
+    mine = {i: cards for i, who, cards in state.private if who == seat and i >= start}
+    return [entry_json(log[i], mine.get(i)) for i in range(start, len(log))]

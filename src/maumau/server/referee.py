@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from typing import NoReturn, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
+from maumau.engine.view import events_json, public_json, seat_json
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.protocol import (
@@ -25,7 +27,6 @@ from maumau.server.protocol import (
     Closed,
     Lobby,
     Model,
-    State,
     Welcome,
 )
 from maumau.server.results import game_end, round_end
@@ -114,7 +115,7 @@ class Referee:
             self.stand_in.returned(seat)
         self.broadcast_lobby()
         if table.game is not None:
-            conn.send(self.state_for(conn))
+            conn.send_text(self.state_text(conn))
         self.stand_in.poke()
 
     def leave(self, conn: Connection) -> None:
@@ -175,29 +176,34 @@ class Referee:
         self.broadcast(Lobby(game=self.table.info(self.connected())))
 
     def broadcast_state(self) -> None:
+        public = public_json(self.table.require_game())  # the same for every seat
         for conn in self.connections:
-            conn.send(self.state_for(conn))
+            conn.send_text(self.state_text(conn, public))
 
-    def state_for(self, conn: Connection) -> State:
+    def state_text(self, conn: Connection, public: dict[str, Any] | None = None) -> str:
+        """The ``state`` message for ``conn`` as JSON text.  Built as a plain dict (the
+        fields of :class:`State`; a test checks every one against the model), since it
+        is sent to every connection after every move."""
         game = self.table.require_game()
         seat = conn.seat
-        view = game.view(seat)
-        if conn.round != view.round:
-            conn.round, conn.logged = view.round, 0
-        events = view.log_json(conn.logged)
-        conn.logged = len(view.log)
+        round_index = game.round_index
+        if conn.round != round_index:
+            conn.round, conn.logged = round_index, 0
+        events = events_json(game, seat, conn.logged)
+        conn.logged = len(game.round.log)
         legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
-        # built without validation: every field is made here, of the right type
-        return State.model_construct(
-            version=game.version,
-            view=view.to_json(log=False),
-            events=events,
-            legal=legal,
-            commitment=game.rounds[-1].commitment,
-            turn_deadline=self.stand_in.deadline_for(game),
-            ready=sorted(self.table.ready),
-            next_round_at=self.stand_in.next_round_at(game),
-        )
+        message = {
+            "type": "state",
+            "version": game.version,
+            "view": seat_json(game, seat, public_json(game) if public is None else public),
+            "events": events,
+            "legal": legal,
+            "commitment": game.rounds[-1].commitment,
+            "turn_deadline": self.stand_in.deadline_for(game),
+            "ready": sorted(self.table.ready),
+            "next_round_at": self.stand_in.next_round_at(game),
+        }
+        return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
     # --- changing the game ------------------------------------------------------------
 
