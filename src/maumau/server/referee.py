@@ -14,8 +14,8 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, NoReturn, TypeVar
+from collections.abc import Awaitable, Callable, Iterable
+from typing import NoReturn, TypeVar
 
 from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
@@ -115,7 +115,7 @@ class Referee:
             self.stand_in.returned(seat)
         self.broadcast_lobby()
         if table.game is not None:
-            conn.send_text(self.state_text(conn))
+            conn.send_text(self.state_texts([conn])[0])
         self.stand_in.poke()
 
     def leave(self, conn: Connection) -> None:
@@ -176,34 +176,46 @@ class Referee:
         self.broadcast(Lobby(game=self.table.info(self.connected())))
 
     def broadcast_state(self) -> None:
-        public = public_json(self.table.require_game())  # the same for every seat
-        for conn in self.connections:
-            conn.send_text(self.state_text(conn, public))
+        for conn, text in zip(self.connections, self.state_texts(self.connections), strict=True):
+            conn.send_text(text)
 
-    def state_text(self, conn: Connection, public: dict[str, Any] | None = None) -> str:
-        """The ``state`` message for ``conn`` as JSON text.  Built as a plain dict (the
-        fields of :class:`State`; a test checks every one against the model), since it
-        is sent to every connection after every move."""
+    def state_texts(self, conns: Iterable[Connection]) -> list[str]:
+        """The ``state`` message for each of ``conns``, as JSON text.
+
+        It goes to every connection after every move, so it is built for speed: the
+        part of the view every seat shares, and the fields after it, are encoded once;
+        each connection adds its seat, hand, drawn card, new log entries and legal
+        actions.  The fields are exactly :class:`State`'s (a test checks every message
+        against the model).
+        """
         game = self.table.require_game()
-        seat = conn.seat
-        round_index = game.round_index
-        if conn.round != round_index:
-            conn.round, conn.logged = round_index, 0
-        events = events_json(game, seat, conn.logged)
-        conn.logged = len(game.round.log)
-        legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
-        message = {
-            "type": "state",
-            "version": game.version,
-            "view": seat_json(game, seat, public_json(game) if public is None else public),
-            "events": events,
-            "legal": legal,
-            "commitment": game.rounds[-1].commitment,
-            "turn_deadline": self.stand_in.deadline_for(game),
-            "ready": sorted(self.table.ready),
-            "next_round_at": self.stand_in.next_round_at(game),
-        }
-        return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+        public = public_json(game)
+        shared = _dumps({k: v for k, v in public.items() if k not in _OWN})[1:-1]
+        tail = _dumps(
+            {
+                "commitment": game.rounds[-1].commitment,
+                "turn_deadline": self.stand_in.deadline_for(game),
+                "ready": sorted(self.table.ready),
+                "next_round_at": self.stand_in.next_round_at(game),
+            }
+        )[1:-1]
+        head = f'{{"type":"state","version":{game.version},"view":{{'
+        round_index, logged = game.round_index, len(game.round.log)
+        texts = []
+        for conn in conns:
+            seat = conn.seat
+            if conn.round != round_index:
+                conn.round, conn.logged = round_index, 0
+            events = events_json(game, seat, conn.logged)
+            conn.logged = logged
+            own = seat_json(game, seat, public)
+            legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
+            texts.append(
+                f'{head}"seat":{_dumps(seat)},"hand":{_dumps(own["hand"])},'
+                f'"drawn":{_dumps(own["drawn"])},{shared}}},'
+                f'"events":{_dumps(events)},"legal":{_dumps(legal)},{tail}}}'
+            )
+        return texts
 
     # --- changing the game ------------------------------------------------------------
 
@@ -410,6 +422,13 @@ async def unbroken(work: Awaitable[T]) -> T:
         with contextlib.suppress(BaseException):
             await asyncio.wait_for(asyncio.shield(task), 30)
         raise
+
+
+#: the fields of a view that differ from seat to seat
+_OWN = frozenset({"seat", "hand", "drawn"})
+
+#: compact JSON, as pydantic writes it
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _quiet(task: asyncio.Task[None]) -> None:
