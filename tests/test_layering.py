@@ -54,12 +54,14 @@ def test_engine_uses_no_global_randomness() -> None:
 PACKAGE = ENGINE.parent
 
 #: which of our packages each package may import (imports point one way:
-#: engine <- bots <- server, store <- server; the command line may use them all)
+#: engine <- bots <- server, store <- server; the command line may use them all).
+#: The load tool is a pure client: it speaks the protocol and imports none of them.
 MAY_IMPORT = {
     "engine": {"engine"},
     "bots": {"engine", "bots"},
     "store": {"store"},
     "server": {"engine", "bots", "store", "server"},
+    "loadtest": {"loadtest"},
 }
 
 
@@ -83,3 +85,16 @@ def test_modules_stay_small() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").count("\n")
         assert lines <= 450, f"{path.relative_to(PACKAGE)} has {lines} lines: split it"
+
+
+def test_load_tool_is_a_pure_client() -> None:
+    """``maumau loadtest`` needs no server-side library: no web framework, no database,
+    no pydantic (it parses each frame with ``json`` alone)."""
+    server_side = {"fastapi", "starlette", "uvicorn", "pydantic", "sqlalchemy", "alembic"}
+    server_side |= {"aiosqlite", "asyncpg", "httpx"}
+    for path in [*sorted((PACKAGE / "loadtest").glob("*.py")), PACKAGE / "cli_load.py"]:
+        for name in _imports(path):
+            assert name.split(".")[0] not in server_side, f"{path.name} imports {name}"
+            assert not name.startswith("maumau.") or name.startswith("maumau.loadtest"), (
+                f"{path.name} imports {name}"
+            )

@@ -20,6 +20,7 @@ from typing import Any
 
 from maumau import __version__
 from maumau.cli_bots import add_commands as add_bot_commands
+from maumau.cli_load import add_commands as add_load_commands
 from maumau.cli_options import rules_from_args
 from maumau.cli_serve import add_commands as add_serve_commands
 from maumau.engine.errors import EngineError
@@ -180,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.set_defaults(handler=cmd_rules)
     add_bot_commands(commands)
     add_serve_commands(commands)
+    add_load_commands(commands)
     return parser
 
 

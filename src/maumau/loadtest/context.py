@@ -1,0 +1,46 @@
+"""What every load client of one process shares: the counters, the ledger, the
+random generator, the action ids and the run's timing choices."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from maumau.loadtest.choice import ActionIds
+from maumau.loadtest.ledger import Ledger
+from maumau.loadtest.lobby import HttpClient
+from maumau.loadtest.options import Endpoint, LoadOptions
+from maumau.loadtest.tally import Tally
+
+if TYPE_CHECKING:
+    from maumau.loadtest.slot import LiveGame
+
+
+@dataclass
+class ClientContext:
+    """The shared state of one client process (one event loop)."""
+
+    options: LoadOptions
+    rng: random.Random
+    ids: ActionIds
+    ledger: Ledger
+    #: mean think time in seconds; ``None``: closed loop, no think time
+    think: float | None
+    tally: Tally = field(default_factory=Tally)
+    games: set[LiveGame] = field(default_factory=set)
+    #: background tasks (reconnects) kept referenced until they end
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    http: dict[Endpoint, HttpClient] = field(default_factory=dict)
+    stopping: bool = False
+
+    def http_for(self, endpoint: Endpoint) -> HttpClient:
+        client = self.http.get(endpoint)
+        if client is None:
+            client = self.http[endpoint] = HttpClient(endpoint)
+        return client
+
+    def spawn(self, job: asyncio.Task[None]) -> None:
+        self.tasks.add(job)
+        job.add_done_callback(self.tasks.discard)
