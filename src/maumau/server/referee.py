@@ -274,7 +274,8 @@ class Referee:
         """Store a step that the table has applied; on failure, undo it by rebuilding."""
         table = self.table
         try:
-            await unbroken(self.store.append(table.id, [step], self.clock()))
+            # (an append is written to its end even if this task is cancelled meanwhile)
+            await self.store.append(table.id, [step], self.clock())
         except asyncio.CancelledError:
             # the commit finished (or failed) all the same: find out which
             table.rebuild(list(table.steps))

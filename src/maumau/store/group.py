@@ -16,6 +16,7 @@ Any other failure (the database is unreachable) is every caller's answer.
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +36,9 @@ class Append:
     done: asyncio.Future[None] = field(repr=False)
 
 
+#: what a group that breaks a key or a reference raises (nothing of it was written)
+INTEGRITY = (IntegrityError, sqlite3.IntegrityError)
+
 WriteBatch = Callable[[Sequence[Append]], Awaitable[None]]
 WriteOne = Callable[[Append], Awaitable[None]]
 
@@ -42,9 +46,13 @@ WriteOne = Callable[[Append], Awaitable[None]]
 class GroupCommit:
     """A queue of appends and the task that commits them together."""
 
-    def __init__(self, write_batch: WriteBatch, write_one: WriteOne) -> None:
+    def __init__(
+        self, write_batch: WriteBatch, write_one: WriteOne, batch_alone: bool = False
+    ) -> None:
         self._write_batch = write_batch
         self._write_one = write_one
+        #: write a lone append as a group of one (when that path is the faster one)
+        self._batch_alone = batch_alone
         self._waiting: list[Append] = []
         self._writer: asyncio.Task[None] | None = None
         #: transactions and appends written, for benchmarks: rows per commit
@@ -55,14 +63,22 @@ class GroupCommit:
         """Write ``steps`` with the next group; return once they are durable.
 
         Cancelling the caller does not cancel the write: the steps are written (or
-        fail) with their group all the same.
+        fail) with their group all the same, and the caller's cancellation is passed
+        on only once they have been, so that it knows the store's state.
         """
         loop = asyncio.get_running_loop()
         item = Append(game_id, steps, now, loop.create_future())
         self._waiting.append(item)
         if self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._run())
-        await item.done
+        try:
+            await asyncio.shield(item.done)
+        except asyncio.CancelledError:
+            if not item.done.done():
+                await asyncio.wait([item.done], timeout=30)
+            if item.done.done():
+                item.done.exception()  # seen: the cancellation is what is passed on
+            raise
 
     async def close(self) -> None:
         """Let the writer finish what is queued."""
@@ -88,12 +104,12 @@ class GroupCommit:
                     raise
 
     async def _commit(self, batch: list[Append]) -> None:
-        if len(batch) == 1:
+        if len(batch) == 1 and not self._batch_alone:
             await self._alone(batch[0])
             return
         try:
             await self._write_batch(batch)
-        except IntegrityError:
+        except INTEGRITY:
             for item in batch:
                 await self._alone(item)
             return
@@ -114,7 +130,7 @@ class GroupCommit:
 
 
 def _settle(item: Append, failure: BaseException | None) -> None:
-    if item.done.done():  # its caller was cancelled: nobody waits for the answer
+    if item.done.done():
         return
     if failure is None:
         item.done.set_result(None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -21,6 +22,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, Operationa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store import queries
+from maumau.store.appender import SqliteAppender
 from maumau.store.connect import make_engine, writer
 from maumau.store.errors import (
     GameExists,
@@ -60,8 +62,13 @@ class Store:
         )
         self._url = redact(url)
         self._password = make_url(url).password
+        path = sqlite_file(url)
+        #: SQLite's fast path for groups of appends (see :mod:`maumau.store.appender`)
+        self._appender = None if path is None else SqliteAppender(path)
         self._group = GroupCommit(
-            self._append_batch, lambda item: self._append_one(item.game_id, item.steps, item.now)
+            self._append_batch,
+            lambda item: self._append_one(item.game_id, item.steps, item.now),
+            batch_alone=self._appender is not None,
         )
         #: this store's id in change notices, so a process can skip its own
         self.origin = secrets.token_hex(8)
@@ -94,6 +101,8 @@ class Store:
         """Finish queued appends, then close every connection (the store cannot be
         used afterwards)."""
         await self._group.close()
+        if self._appender is not None:
+            await self._appender.close()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Store:
@@ -306,6 +315,18 @@ class Store:
         latest: dict[str, float] = {}
         for item in batch:
             latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+        rows = [r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)]
+        if self._appender is not None:
+            async with self._write_turn:
+                try:
+                    await self._appender.write([(t, g) for g, t in latest.items()], rows)
+                except sqlite3.IntegrityError:
+                    raise
+                except (sqlite3.Error, OSError) as exc:
+                    raise StoreUnavailable(
+                        f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
+                    ) from exc
+            return
         async with self._write() as conn:
             await conn.execute(
                 update(games)
@@ -313,9 +334,6 @@ class Store:
                 .values(last_active_at=bindparam("now")),
                 [{"game": game, "now": now} for game, now in latest.items()],
             )
-            rows = [
-                r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)
-            ]
             await conn.execute(insert(steps_table), rows)
             await self._notify(conn, list(latest))
 
