@@ -273,3 +273,20 @@ def test_serve_prints_where_and_what_to_open(tmp_path: Path) -> None:
     assert str(data_dir) in lines[0]
     assert f"http://127.0.0.1:{port}/" in lines[1]
     assert data_dir.is_dir()
+
+
+def test_a_stopping_server_says_so_before_it_closes(server: Server) -> None:
+    created = server.request("POST", "/api/games", {"name": "Ana", "preset": "standard"})
+    url = f"ws://127.0.0.1:{server.port}/ws/{created['game_id']}"
+    with connect(url, open_timeout=5) as ws:
+        ws.send(json.dumps({"type": "hello", "token": created["token"]}))
+        assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
+        assert server.proc is not None
+        server.proc.terminate()  # SIGTERM: a normal stop
+        seen = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                seen.append(json.loads(ws.recv(timeout=10)))
+    assert seen[-1]["type"] == "closed" and seen[-1]["code"] == "server_stopping", seen
+    assert ws.close_code == 1000
+    server.proc.wait(10)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
 from pathlib import Path
@@ -95,12 +96,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Mau Mau: games are kept in {where}", flush=True)
     print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
-    uvicorn.run(
-        create_app(config),
+    app = create_app(config)
+    config_ = uvicorn.Config(
+        app,
         host=args.host,
         port=args.port,
         log_level=args.log_level,
         ws_max_size=64 * 1024,
         proxy_headers=False,
     )
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which first tells every player that the server is stopping
+        (``closed`` with ``server_stopping``) and only then drops the connections."""
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            hub = getattr(app.state, "hub", None)
+            if hub is not None:
+                await hub.stop()
+                await asyncio.sleep(0.2)  # let the goodbyes be written
+            await super().shutdown(sockets)
+
+    Server(config_).run()
     return 0
