@@ -208,13 +208,11 @@ class Referee:
                 conn.round, conn.logged = round_index, 0
             events = events_json(game, seat, conn.logged)
             conn.logged = logged
-            own = seat_json(game, seat, public)
+            view = seat_json(game, seat, public)
+            own = _dumps({"seat": seat, "hand": view["hand"], "drawn": view["drawn"]})
             legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
-            texts.append(
-                f'{head}"seat":{_dumps(seat)},"hand":{_dumps(own["hand"])},'
-                f'"drawn":{_dumps(own["drawn"])},{shared}}},'
-                f'"events":{_dumps(events)},"legal":{_dumps(legal)},{tail}}}'
-            )
+            rest = _dumps({"events": events, "legal": legal})
+            texts.append(f"{head}{own[1:-1]},{shared}}},{rest[1:-1]},{tail}}}")
         return texts
 
     # --- changing the game ------------------------------------------------------------
@@ -428,8 +426,21 @@ async def unbroken(work: Awaitable[T]) -> T:
 #: the fields of a view that differ from seat to seat
 _OWN = frozenset({"seat", "hand", "drawn"})
 
-#: compact JSON, as pydantic writes it
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+def _compact_encoder() -> Callable[[object], str]:
+    """Compact JSON text, as pydantic writes it.  The messages sent after every move
+    are small and many, so the C encoder is made once rather than on every call
+    (``JSONEncoder.encode`` makes a new one each time); the data is never circular."""
+    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # an interpreter without the C accelerator
+        return encoder.encode
+    chunks = make(
+        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
+_dumps = _compact_encoder()
 
 
 def _quiet(task: asyncio.Task[None]) -> None:
