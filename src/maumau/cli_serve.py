@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
 from pathlib import Path
@@ -117,5 +118,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 await asyncio.sleep(0.2)  # let the goodbyes be written
             await super().shutdown(sockets)
 
-    Server(config_).run()
+    logging.getLogger("uvicorn.error").addFilter(_ClientFrameNotUtf8())
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a normal stop, as uvicorn.run
+        Server(config_).run()
     return 0
+
+
+class _ClientFrameNotUtf8(logging.Filter):
+    """A client's text frame that is not UTF-8 is the client's error, answered by
+    closing with 1007; uvicorn logs it as a server error with a traceback, which would
+    let any client fill the log with tracebacks.  Logged as a one-line warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Invalid UTF-8 sequence received from client"):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info = record.exc_text = None
+        return True

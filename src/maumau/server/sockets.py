@@ -105,7 +105,7 @@ async def receive(
         except (ValueError, RecursionError):
             raise ServerError("bad_json", "the message is not valid JSON") from None
         if isinstance(data, dict) and isinstance(data.get("action_id"), str):
-            action_id = data["action_id"][:64]
+            action_id = _echoable(data["action_id"][:64])
         message = parse(data)
         if isinstance(message, Hello):
             if conn.greeted:
@@ -113,7 +113,8 @@ async def receive(
             if referee.table.status == "closed":
                 conn.close(Closed(code="table_closed", message="the table was closed"))
                 return
-            seat = None if message.token is None else seating.seat_of(referee, message.token)
+            token = message.token
+            seat = None if token is None else await seating.hello_seat(referee, token)
             referee.join(conn, seat)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
@@ -159,6 +160,16 @@ def describe(exc: ValidationError) -> str:
 
 def _error(code: str, message: str, action_id: str | None = None) -> ErrorMessage:
     return ErrorMessage(code=code, message=message, action_id=action_id)
+
+
+def _echoable(text: str) -> str | None:
+    """``text`` if it can be sent back as JSON; ``None`` if it holds a lone surrogate
+    (``"\\ud800"`` is valid JSON, but no UTF-8 text, so no reply could carry it)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return None
+    return text
 
 
 def _too_large(config: ServerConfig) -> str:
