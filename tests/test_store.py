@@ -538,17 +538,23 @@ async def test_a_cancelled_caller_does_not_cancel_its_append(store: Store) -> No
 
 
 async def test_only_postgresql_stores_have_a_listener(store: Store) -> None:
-    listener = store.listener(lambda game_id: None, lambda: None)
+    listener = store.listener(lambda game_id, steps_only: None, lambda: None)
     assert (listener is not None) == (store.dialect == "postgresql") == store.shared
 
 
 async def test_other_processes_hear_of_every_change(pg_db_url: str) -> None:
     first, second = await Store.open(pg_db_url), await Store.open(pg_db_url)
     heard: asyncio.Queue[str] = asyncio.Queue()
+    kinds: dict[str, list[bool]] = {}
     own: list[str] = []
     connects: list[int] = []
-    listener = second.listener(heard.put_nowait, lambda: connects.append(1))
-    mine = first.listener(own.append, lambda: None)
+
+    def hear(game_id: str, steps_only: bool) -> None:
+        kinds.setdefault(game_id, []).append(steps_only)
+        heard.put_nowait(game_id)
+
+    listener = second.listener(hear, lambda: connects.append(1))
+    mine = first.listener(lambda game_id, _: own.append(game_id), lambda: None)
     assert listener is not None and mine is not None
     listener.start()
     mine.start()
@@ -575,6 +581,8 @@ async def test_other_processes_hear_of_every_change(pg_db_url: str) -> None:
         assert await asyncio.wait_for(heard.get(), 5) == "g1"
         assert heard.empty()
         assert own == []  # first's own changes are not announced to itself
+        # appends say that only steps were added; seat, status and rematch changes do not
+        assert kinds == {"g1": [False, True, False], "g2": [True, False]}
     finally:
         await listener.stop()
         await mine.stop()
@@ -592,7 +600,7 @@ async def test_a_listener_whose_connection_dies_connects_again(pg_db_url: str) -
     first, second = await Store.open(pg_db_url), await Store.open(pg_db_url)
     heard: list[str] = []
     connects: list[int] = []
-    listener = second.listener(heard.append, lambda: connects.append(1))
+    listener = second.listener(lambda game_id, _: heard.append(game_id), lambda: connects.append(1))
     assert listener is not None
     listener.start()
     try:

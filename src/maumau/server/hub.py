@@ -143,11 +143,11 @@ class Hub:
 
     # --- other processes ----------------------------------------------------------------
 
-    def changed(self, game_id: str) -> None:
+    def changed(self, game_id: str, steps_only: bool = False) -> None:
         """Another process changed a table: if it is live here, catch up."""
         referee = self.referees.get(game_id)
         if referee is not None:
-            referee.follow()
+            referee.follow(steps_only)
 
     def reconnected(self) -> None:
         """Change notices may have been missed while the listener was away: catch up

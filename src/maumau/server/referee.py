@@ -52,7 +52,7 @@ class Referee:
         #: other processes' connected seats: origin -> (seats, valid until, monotonic)
         self.remote: dict[str, tuple[frozenset[int], float]] = {}
         #: catching up with other processes' changes (see :meth:`follow`)
-        self.behind = False
+        self.behind = self.behind_table = False
         self.follower: asyncio.Task[None] | None = None
 
     # --- connections ------------------------------------------------------------------
@@ -302,15 +302,16 @@ class Referee:
             "store_unavailable", "the database cannot be reached; nothing was changed"
         )
 
-    async def reload(self) -> None:
+    async def reload(self, table_too: bool = True) -> None:
         """Catch up with what another process committed (the caller holds the lock):
-        its steps, and its changes to seats and status.  The players are told."""
+        its steps, and (``table_too``) its changes to seats and status.  The players
+        are told."""
         table = self.table
         game = table.game
         rounds = 0 if game is None else len(game.results)
         finished = game is not None and game.finished
         try:
-            row = await self.store.game(table.id)
+            row = await self.store.game(table.id) if table_too else None
             steps = await self.store.steps(table.id, len(table.steps) - 1)
         except StoreError:
             table.rebuild(list(table.steps))
@@ -347,19 +348,21 @@ class Referee:
         except (ValueError, EngineError):
             table.rebuild([*table.steps, *[s for s in steps if s.seq >= len(table.steps)]])
 
-    def follow(self) -> None:
+    def follow(self, steps_only: bool = False) -> None:
         """Another process changed this table: catch up soon (at most one catch-up
-        runs at a time; changes announced meanwhile are caught by the next)."""
+        runs at a time; changes announced meanwhile are caught by the next).  When
+        only steps were added, only the steps are read."""
         self.behind = True
+        self.behind_table = self.behind_table or not steps_only
         if self.follower is None or self.follower.done():
             self.follower = asyncio.get_running_loop().create_task(self._catch_up())
 
     async def _catch_up(self) -> None:
         while self.behind:
-            self.behind = False
+            table_too, self.behind, self.behind_table = self.behind_table, False, False
             try:
                 async with self.table.lock:
-                    await self.reload()
+                    await self.reload(table_too)
             except Exception:
                 log.exception("table %s: could not catch up with another process", self.table.id)
 
@@ -425,6 +428,7 @@ async def unbroken(work: Awaitable[T]) -> T:
 
 #: the fields of a view that differ from seat to seat
 _OWN = frozenset({"seat", "hand", "drawn"})
+
 
 def _compact_encoder() -> Callable[[object], str]:
     """Compact JSON text, as pydantic writes it.  The messages sent after every move

@@ -1,7 +1,8 @@
 """Change notices between server processes sharing one PostgreSQL database.
 
 Every write that changes a game sends ``NOTIFY maumau_games`` with ``"<origin> <game
-id>"`` in the same transaction, so the notice is delivered when (and only if) the
+id> steps"`` (steps were appended) or ``"... table"`` (seats or status changed) in the
+same transaction, so the notice is delivered when (and only if) the
 change is committed.  ``origin`` is the writing store's id: a process skips its own
 notices.  A :class:`Listener` holds one connection that ``LISTEN``\\s and hands every
 other process's notice to a callback, and likewise the notices in which each process
@@ -36,13 +37,18 @@ KEEPALIVE_SECONDS = 5.0
 MAX_BACKOFF_SECONDS = 5.0
 
 _NOTIFY = text(
-    f"SELECT pg_notify('{CHANNEL}', :origin || ' ' || g) FROM unnest(CAST(:games AS text[])) AS g"
+    f"SELECT pg_notify('{CHANNEL}', :origin || ' ' || g || :what) "
+    "FROM unnest(CAST(:games AS text[])) AS g"
 )
 
 
-async def notify(conn: AsyncConnection, origin: str, game_ids: Sequence[str]) -> None:
-    """Send a change notice for each of ``game_ids`` when ``conn``'s transaction commits."""
-    await conn.execute(_NOTIFY, {"origin": origin, "games": list(game_ids)})
+async def notify(
+    conn: AsyncConnection, origin: str, game_ids: Sequence[str], steps_only: bool = False
+) -> None:
+    """Send a change notice for each of ``game_ids`` when ``conn``'s transaction commits
+    (``steps_only``: only steps were appended, the rest of the table is as it was)."""
+    what = " steps" if steps_only else " table"
+    await conn.execute(_NOTIFY, {"origin": origin, "games": list(game_ids), "what": what})
 
 
 _ANNOUNCE = text(
@@ -64,13 +70,13 @@ def listen_dsn(url: str) -> str:
 
 
 class Listener:
-    """Hands other processes' change notices to ``on_change(game_id)``."""
+    """Hands other processes' change notices to ``on_change(game_id, steps_only)``."""
 
     def __init__(
         self,
         dsn: str,
         origin: str,
-        on_change: Callable[[str], None],
+        on_change: Callable[[str, bool], None],
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
     ) -> None:
@@ -132,9 +138,10 @@ class Listener:
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
 
     def _notice(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        origin, _, game_id = payload.partition(" ")
+        origin, _, rest = payload.partition(" ")
+        game_id, _, what = rest.partition(" ")
         if origin != self._origin and game_id:
-            self._on_change(game_id)
+            self._on_change(game_id, what == "steps")
 
     def _presence(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         origin, _, rest = payload.partition(" ")

@@ -132,7 +132,7 @@ class Store:
 
     def listener(
         self,
-        on_change: Callable[[str], None],
+        on_change: Callable[[str, bool], None],
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
     ) -> Listener | None:
@@ -303,7 +303,7 @@ class Store:
                 await queries.update_game(conn, game_id, last_active_at=now)
                 if steps:
                     await conn.execute(insert(steps_table), queries.step_rows(game_id, steps, now))
-                await self._notify(conn, [game_id])
+                await self._notify(conn, [game_id], steps_only=True)
         except IntegrityError as exc:
             numbers = ", ".join(str(step.seq) for step in steps)
             raise SeqConflict(
@@ -335,13 +335,15 @@ class Store:
                 [{"game": game, "now": now} for game, now in latest.items()],
             )
             await conn.execute(insert(steps_table), rows)
-            await self._notify(conn, list(latest))
+            await self._notify(conn, list(latest), steps_only=True)
 
-    async def _notify(self, conn: AsyncConnection, game_ids: Sequence[str]) -> None:
+    async def _notify(
+        self, conn: AsyncConnection, game_ids: Sequence[str], steps_only: bool = False
+    ) -> None:
         """Tell the other server processes on this database that these games changed
         (PostgreSQL only; delivered when the transaction commits)."""
         if self.shared and game_ids:
-            await notify(conn, self.origin, game_ids)
+            await notify(conn, self.origin, game_ids, steps_only)
 
     # --- transactions ----------------------------------------------------------------
 
