@@ -16,9 +16,11 @@ from maumau.server.errors import ERROR_CODES
 
 
 class Model(BaseModel):
-    """Base of every message: unknown fields are refused, not ignored."""
+    """Base of every message: unknown fields are refused, not ignored, and values are
+    not converted: ``"12"`` or ``12.5`` is no integer, ``false`` is no number (an
+    integer is a number, though)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # --- table settings (not rule keys; chosen at creation, shown to everyone) -----------------
