@@ -281,3 +281,22 @@ def test_unwritable_record_folder_is_a_clear_error(
     argv = ["simulate", "--seats", "normal,random", "--games", "1", "--out", str(blocker / "x")]
     assert main(argv) == 2
     assert "cannot write the records" in capsys.readouterr().err
+
+
+def test_match_win_chance_is_a_fair_share_at_equal_totals_and_grows_with_the_lead() -> None:
+    for players in (3, 4, 6):
+        assert hard_module.match_win_chance([40] * players, 0, 100) == pytest.approx(
+            1 / players, abs=1e-3
+        )
+    chances = [hard_module.match_win_chance([t, 50, 50, 50], 0, 100) for t in (20, 40, 60, 80)]
+    assert chances == sorted(chances, reverse=True)
+    assert chances[0] > 0.5 > 0.1 > chances[-1]
+    # the same lead counts for more when fewer rounds are left to turn it round
+    assert hard_module.match_win_chance([50, 60, 60, 60], 0, 100) < hard_module.match_win_chance(
+        [80, 90, 90, 90], 0, 100
+    )
+    # the chances of all players add up to one
+    totals = [35, 62, 48, 90]
+    assert sum(hard_module.match_win_chance(totals, s, 100) for s in range(4)) == pytest.approx(
+        1.0, abs=1e-3
+    )

@@ -155,7 +155,12 @@ def suit_value_tables(rules: Rules) -> tuple[tuple[int, ...], ...]:
 
 
 def reward_function(view: SeatView) -> Callable[[Round], float]:
-    """How good the end of a (simulated) round is for ``view.seat``, in [0, 1]."""
+    """How good the end of a (simulated) round is for ``view.seat``, in [0, 1].
+
+    In ``penalty`` with three or more players it is the chance of winning the match:
+    certain when the round ends the match, estimated by :func:`match_win_chance` when
+    it goes on.  Heads-up (and in ``deals``) it weighs the round's points against the
+    opponents' and the match lead."""
     seat = view.seat
     assert seat is not None
     rules = view.rules
@@ -165,6 +170,10 @@ def reward_function(view: SeatView) -> Callable[[Round], float]:
     n = len(view.counts)
     others = [s for s in range(n) if s != seat]
     last_deal = mode == "deals" and view.round + 1 >= rules.deals
+    # with three players or more, points matter through the match: a round that leaves
+    # the match going is worth the chance of ending it with the fewest points
+    by_match = mode == "penalty" and n > 2
+    chances: dict[tuple[int, ...], float] = {}
 
     c, d, h, s = suit_value_tables(rules)
 
@@ -188,6 +197,12 @@ def reward_function(view: SeatView) -> Callable[[Round], float]:
         if last_deal or (mode == "penalty" and max(after) >= limit):
             rival = min(after[s] for s in others)
             return 1.0 if after[seat] < rival else 0.5 if after[seat] == rival else 0.0
+        if by_match:  # the same totals recur from playout to playout: look them up
+            key = tuple(after)
+            chance = chances.get(key)
+            if chance is None:
+                chance = chances[key] = match_win_chance(after, seat, limit)
+            return chance
         mean_other = sum(vals[s] for s in others) / len(others)
         lead = min(after[s] for s in others) - after[seat]
         return 0.5 + 0.35 * math.tanh((mean_other - vals[seat]) / 30) + 0.15 * math.tanh(lead / 60)
@@ -208,3 +223,55 @@ def reward_function(view: SeatView) -> Callable[[Round], float]:
     if mode == "reward":
         return reward
     return penalty
+
+
+#: probabilists' Gauss-Hermite nodes and weights (normalised to sum 1), ten points
+_GH_NODES = (
+    -4.859462828332312,
+    -3.581823483551927,
+    -2.484325841638955,
+    -1.465989094391158,
+    -0.484935707515498,
+    0.484935707515498,
+    1.465989094391158,
+    2.484325841638955,
+    3.581823483551927,
+    4.859462828332312,
+)
+_GH_WEIGHTS = (
+    4.310652630718e-06,
+    7.580709343122e-04,
+    1.911158050077e-02,
+    1.354837029802e-01,
+    3.446423349321e-01,
+    3.446423349321e-01,
+    1.354837029802e-01,
+    1.911158050077e-02,
+    7.580709343122e-04,
+    4.310652630718e-06,
+)
+#: the spread of one player's penalty points over a round (normal bots, four seats)
+ROUND_SPREAD = 13.0
+#: how much the highest total rises per round, roughly
+ROUND_RISE = 20.0
+
+
+def match_win_chance(after: Sequence[int], seat: int, limit: int) -> float:
+    """The chance that ``seat`` ends a penalty match with the fewest points, given the
+    totals ``after`` a round that leaves the match going.  The rounds left are about
+    ``(limit - highest total) / ROUND_RISE``; over them every player's points are taken
+    as independent normal draws with the same mean and spread, so the chance is
+    ``E_z[prod over rivals of Phi(gap / spread - z)]``, integrated by Gauss-Hermite
+    quadrature.  Equal totals give exactly one in the number of players."""
+    rounds_left = max(0.5, (limit - max(after)) / ROUND_RISE)
+    scale = ROUND_SPREAD * math.sqrt(2.0 * rounds_left)
+    mine = after[seat]
+    gaps = [(t - mine) / scale for s, t in enumerate(after) if s != seat]
+    erf = math.erf
+    total = 0.0
+    for z, w in zip(_GH_NODES, _GH_WEIGHTS, strict=True):
+        p = w
+        for g in gaps:
+            p *= 0.5 + 0.5 * erf(g - z * 0.7071067811865476)
+        total += p
+    return total
