@@ -37,6 +37,12 @@ LOBBY = b'{"type":"lobby"'
 IDLE = b'"legal":[]'
 NO_COUNTDOWN = b'"next_round_at":null'
 ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+#: reconnect backoff, doubling from RECONNECT_FIRST up to RECONNECT_MOST seconds; it
+#: starts over only once a ``welcome`` shows that the new connection works (a server
+#: that accepts the socket and closes it at once, e.g. ``closed`` with
+#: ``store_unavailable`` while its database is down, is not retried in a tight loop)
+RECONNECT_FIRST = 0.05
+RECONNECT_MOST = 2.0
 #: refusals after which the same move is sent again (nothing was applied, or the
 #: server must first catch up with the database)
 RETRY_CODES = frozenset({"store_unavailable", "conflict"})
@@ -85,6 +91,7 @@ class SeatClient:
         self.retry: asyncio.TimerHandle | None = None  # a refused move waits to be resent
         self.ready_round = -1
         self.reconnecting = False
+        self.backoff = RECONNECT_FIRST  # the wait before the next reconnect attempt
         self.closing = False
 
     # --- connecting -------------------------------------------------------------------
@@ -136,7 +143,9 @@ class SeatClient:
     async def _reconnect(self) -> None:
         ctx = self.ctx
         give_up = clock() + ctx.options.reconnect_for
-        delay = 0.05
+        delay = self.backoff
+        if delay > RECONNECT_FIRST:  # the last connection was dropped before its welcome
+            await asyncio.sleep(delay * (0.5 + ctx.rng.random()))
         while not (self.closing or self.game.over or ctx.stopping):
             try:
                 ws = await self._connect()
@@ -146,13 +155,14 @@ class SeatClient:
                     self.game.abandon("reconnect_gave_up")
                     return
                 await asyncio.sleep(delay * (0.5 + ctx.rng.random()))
-                delay = min(delay * 2, 2.0)
+                delay = min(delay * 2, RECONNECT_MOST)
                 continue
             if self.closing or self.game.over or ctx.stopping:
                 ws.close()
                 self.ws = None
                 return
             self.reconnecting = False
+            self.backoff = min(delay * 2, RECONNECT_MOST)  # until welcomed
             ctx.tally.reconnects += 1
             move = self.inflight
             if move is not None:  # the same action_id, at the same version
@@ -202,6 +212,7 @@ class SeatClient:
         elif kind == "error":
             self._error(message)
         elif kind == "welcome":
+            self.backoff = RECONNECT_FIRST
             if self.welcomed is not None and not self.welcomed.done():
                 self.welcomed.set_result(None)
             if message.get("end") is not None:

@@ -115,7 +115,8 @@ async def receive(
                 return
             token = message.token
             seat = None if token is None else await seating.hello_seat(referee, token)
-            referee.join(conn, seat)
+            async with referee.table.lock:  # not while a move waits for its commit
+                referee.join(conn, seat)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
