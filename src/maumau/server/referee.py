@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -19,7 +18,6 @@ from typing import NoReturn, TypeVar
 
 from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
-from maumau.engine.view import events_json, public_json, seat_json
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.protocol import (
@@ -31,6 +29,7 @@ from maumau.server.protocol import (
 )
 from maumau.server.results import game_end, round_end
 from maumau.server.stand_in import StandIn
+from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
@@ -180,40 +179,8 @@ class Referee:
             conn.send_text(text)
 
     def state_texts(self, conns: Iterable[Connection]) -> list[str]:
-        """The ``state`` message for each of ``conns``, as JSON text.
-
-        It goes to every connection after every move, so it is built for speed: the
-        part of the view every seat shares, and the fields after it, are encoded once;
-        each connection adds its seat, hand, drawn card, new log entries and legal
-        actions.  The fields are exactly :class:`State`'s (a test checks every message
-        against the model).
-        """
-        game = self.table.require_game()
-        public = public_json(game)
-        shared = _dumps({k: v for k, v in public.items() if k not in _OWN})[1:-1]
-        tail = _dumps(
-            {
-                "commitment": game.rounds[-1].commitment,
-                "turn_deadline": self.stand_in.deadline_for(game),
-                "ready": sorted(self.table.ready),
-                "next_round_at": self.stand_in.next_round_at(game),
-            }
-        )[1:-1]
-        head = f'{{"type":"state","version":{game.version},"view":{{'
-        round_index, logged = game.round_index, len(game.round.log)
-        texts = []
-        for conn in conns:
-            seat = conn.seat
-            if conn.round != round_index:
-                conn.round, conn.logged = round_index, 0
-            events = events_json(game, seat, conn.logged)
-            conn.logged = logged
-            view = seat_json(game, seat, public)
-            own = _dumps({"seat": seat, "hand": view["hand"], "drawn": view["drawn"]})
-            legal = [] if seat is None else [_wire(a, seat) for a in game.legal_actions(seat)]
-            rest = _dumps({"events": events, "legal": legal})
-            texts.append(f"{head}{own[1:-1]},{shared}}},{rest[1:-1]},{tail}}}")
-        return texts
+        """The ``state`` message for each of ``conns``, as JSON text."""
+        return state_texts(self.table, self.stand_in, conns)
 
     # --- changing the game ------------------------------------------------------------
 
@@ -426,34 +393,7 @@ async def unbroken(work: Awaitable[T]) -> T:
         raise
 
 
-#: the fields of a view that differ from seat to seat
-_OWN = frozenset({"seat", "hand", "drawn"})
-
-
-def _compact_encoder() -> Callable[[object], str]:
-    """Compact JSON text, as pydantic writes it.  The messages sent after every move
-    are small and many, so the C encoder is made once rather than on every call
-    (``JSONEncoder.encode`` makes a new one each time); the data is never circular."""
-    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # an interpreter without the C accelerator
-        return encoder.encode
-    chunks = make(
-        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-    return lambda value: "".join(chunks(value, 0))
-
-
-_dumps = _compact_encoder()
-
-
 def _quiet(task: asyncio.Task[None]) -> None:
     """A presence notice that could not be sent is sent again with the next heartbeat."""
     if not task.cancelled() and task.exception() is not None:
         log.debug("a presence notice was not sent: %s", task.exception())
-
-
-def _wire(action: Action, seat: int) -> dict[str, object]:
-    data = action.to_json(seat)
-    del data["seat"]
-    return data
