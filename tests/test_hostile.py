@@ -349,6 +349,11 @@ def test_moves_of_the_right_shape_at_every_table(arena: Arena) -> None:
                 lambda p: hostile.outcome(arena.ctx, p) != "accepted"
             )
             probes += hostile.draw_examples(strategy, 15)
+            # and always a few moves made at an old version
+            stale = builder.near_valid_at(game, seat, ("stale-version",)).filter(
+                lambda p: hostile.outcome(arena.ctx, p) != "accepted"
+            )
+            probes += hostile.draw_examples(stale, 2)
     with unchanged(arena):
         tally = run_probes(arena, probes)
     assert tally.failed == 0, failures(tally)
