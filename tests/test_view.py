@@ -280,3 +280,27 @@ def test_a_view_does_not_change_when_unseen_cards_are_moved(
             # of the two deals parts here
             event("stopped: a drawn card fitted in one deal only")
             break
+
+
+def test_the_shared_and_own_parts_make_each_seats_view() -> None:
+    """What a server builds once per move (``public_json``) plus each seat's own part
+    is exactly that seat's view, and the new log entries exactly its log."""
+    from maumau.engine.view import events_json, public_json, seat_json
+
+    rng = random.Random(7)
+    for number, preset in enumerate(["penalty-100", "gamerules", "traditional"] * 4):
+        game = Game.new(preset, players=rng.choice([2, 3, 4]), seed=number)
+        for _ in range(300):
+            if game.finished:
+                break
+            public = public_json(game)
+            for seat in [None, *range(game.n)]:
+                view = game.view(seat)
+                assert seat_json(game, seat, public) == view.to_json(log=False)
+                start = rng.randrange(len(view.log) + 1)
+                assert events_json(game, seat, start) == view.log_json(start)
+            if game.round_over:
+                game.deal(rng.randrange(2**32))
+                continue
+            actions = game.legal_actions()
+            game.apply(actions[rng.randrange(len(actions))])

@@ -191,15 +191,18 @@ def seat_json(game: Game, seat: int | None, public: dict[str, Any]) -> dict[str,
     """``seat_view(game, seat).to_json(log=False)``, from ``public = public_json(game)``."""
     if seat is None:
         return public
+    return {**public, **own_json(game, seat)}
+
+
+def own_json(game: Game, seat: int | None) -> dict[str, Any]:
+    """The fields of a seat's view that are its own: ``seat``, ``hand``, ``drawn``."""
+    if seat is None:
+        return {"seat": None, "hand": [], "drawn": None}
     if not 0 <= seat < game.n:
         raise ValueError(f"there is no seat {seat}")
     state = game.round
-    out = dict(public)
-    out["seat"] = seat
-    out["hand"] = [CODES[c] for c in iter_cards(state.hands[seat])]
-    if state.drawn >= 0 and seat == state.turn:
-        out["drawn"] = CODES[state.drawn]
-    return out
+    drawn = CODES[state.drawn] if state.drawn >= 0 and seat == state.turn else None
+    return {"seat": seat, "hand": [CODES[c] for c in iter_cards(state.hands[seat])], "drawn": drawn}
 
 
 def events_json(game: Game, seat: int | None, start: int = 0) -> list[dict[str, Any]]:

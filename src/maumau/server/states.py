@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from maumau.engine.actions import Action
-from maumau.engine.view import events_json, public_json, seat_json
+from maumau.engine.view import events_json, own_json, public_json
 from maumau.server.connection import Connection
 from maumau.server.table import Table
 
@@ -44,8 +44,7 @@ def state_texts(table: Table, stand_in: StandIn, conns: Iterable[Connection]) ->
             conn.round, conn.logged = round_index, 0
         events = events_json(game, seat, conn.logged)
         conn.logged = logged
-        view = seat_json(game, seat, public)
-        own = _dumps({"seat": seat, "hand": view["hand"], "drawn": view["drawn"]})
+        own = _dumps(own_json(game, seat))
         legal = [] if seat is None else [wire(a, seat) for a in game.legal_actions(seat)]
         rest = _dumps({"events": events, "legal": legal})
         texts.append(f"{head}{own[1:-1]},{shared}}},{rest[1:-1]},{tail}}}")
