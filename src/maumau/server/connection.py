@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Coroutine
+from typing import Any
 
 from starlette.websockets import WebSocket
 
@@ -12,20 +14,27 @@ from maumau.server.protocol import Closed, Model
 
 
 class Connection:
-    """A connected client.  Messages are queued and written by :meth:`writer`, so that
-    one slow client never holds up a table; a client that falls too far behind is
-    closed."""
+    """A connected client.
+
+    A message is written at once when the socket takes it without waiting, which is
+    nearly always: every move sends one to each seat, and handing each to a task
+    would cost more than writing it.  When the socket makes a write wait (the client
+    reads slowly), that write and every message after it go through a queue that
+    :meth:`writer` works off, so that one slow client never holds up a table; a client
+    that falls too far behind is closed."""
 
     def __init__(self, ws: WebSocket, limiter: TokenBucket, queue_size: int) -> None:
         self.ws = ws
         self.limiter = limiter
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_size)
+        self.queue: asyncio.Queue[str | _Waiting | None] = asyncio.Queue(queue_size)
         self.greeted = False
         self.seat: int | None = None
         #: which round's log, and how much of it, this client has been sent
         self.round = -1
         self.logged = 0
         self.closing = False
+        #: a write is waiting, or messages are queued: new ones queue behind them
+        self.backlog = False
 
     def send(self, message: Model) -> None:
         self.send_text(message.model_dump_json())
@@ -33,15 +42,33 @@ class Connection:
     def send_text(self, text: str) -> None:
         if self.closing:
             return
+        if not self.backlog:
+            self._write_now(text)
+            return
         try:
             self.queue.put_nowait(text)
         except asyncio.QueueFull:
             self.close(Closed(code="rate_limited", message="the client is not reading"))
 
+    def _write_now(self, text: str) -> None:
+        """Run the socket's send until it finishes or has to wait; a send that waits
+        is finished by :meth:`writer`, before anything sent after it."""
+        send = self.ws.send({"type": "websocket.send", "text": text})
+        try:
+            waits_for = send.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the client went away; the reader notices and cleans up
+            self.closing = True
+            return
+        self.backlog = True
+        self.queue.put_nowait(_Waiting(send, waits_for))  # the queue was empty
+
     def close(self, last: Closed | None = None) -> None:
         """Send ``last`` (if given) after what is queued, then close."""
         if self.closing:
             return
+        self.backlog = True  # the writer sends what is left, then closes
         if last is not None:
             with contextlib.suppress(asyncio.QueueFull):
                 self.queue.put_nowait(last.model_dump_json())
@@ -50,17 +77,54 @@ class Connection:
             self.queue.put_nowait(None)
         if self.queue.full():  # no room for the end marker: drop the backlog
             while not self.queue.empty():
-                self.queue.get_nowait()
+                item = self.queue.get_nowait()
+                if isinstance(item, _Waiting):
+                    item.send.close()
             self.queue.put_nowait(None)
 
     async def writer(self) -> None:
         """Write queued messages until :meth:`close`; then close the socket."""
         try:
             while True:
-                text = await self.queue.get()
-                if text is None:
+                item = await self.queue.get()
+                if item is None:
                     break
-                await self.ws.send_text(text)
+                if isinstance(item, _Waiting):
+                    await item.finish()
+                else:
+                    await self.ws.send_text(item)
+                if self.queue.empty() and not self.closing:
+                    self.backlog = False
             await self.ws.close(1000)
         except Exception:  # the client went away; the reader notices and cleans up
             self.closing = True
+        finally:
+            while not self.queue.empty():
+                item = self.queue.get_nowait()
+                if isinstance(item, _Waiting):
+                    item.send.close()
+
+
+class _Waiting:
+    """A socket send that had to wait.  ``waits_for`` is what it gave up control
+    for, as a task would see it: a future to wait for, or ``None`` (``sleep(0)``: a
+    turn of the loop)."""
+
+    def __init__(self, send: Coroutine[Any, Any, None], waits_for: Any) -> None:
+        self.send = send
+        self.waits_for = waits_for
+
+    async def finish(self) -> None:
+        """Wait as the send asked, then go on with it, until it is done."""
+        try:
+            while True:
+                if self.waits_for is None:
+                    await asyncio.sleep(0)
+                else:  # as a task takes a future it is handed: not blocking yet
+                    self.waits_for._asyncio_future_blocking = False
+                    await self.waits_for
+                self.waits_for = self.send.send(None)
+        except StopIteration:
+            return
+        finally:
+            self.send.close()  # no-op once finished; ends it if this task was cancelled
