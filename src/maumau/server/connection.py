@@ -32,6 +32,9 @@ class Connection:
         #: which round's log, and how much of it, this client has been sent
         self.round = -1
         self.logged = 0
+        #: the seat's own part of the last state sent, and what it was made from
+        self.own_key: tuple[int, int, int] | None = None
+        self.own_text = ""
         self.closing = False
         #: a write is waiting, or messages are queued: new ones queue behind them
         self.backlog = False

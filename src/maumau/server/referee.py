@@ -29,7 +29,7 @@ from maumau.server.protocol import (
 )
 from maumau.server.results import game_end, round_end
 from maumau.server.stand_in import StandIn
-from maumau.server.states import state_texts
+from maumau.server.states import ack_text, state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
@@ -224,7 +224,7 @@ class Referee:
         await self.commit(step)
         game = table.require_game()
         if sender is not None and client_id is not None:
-            sender.send(Ack(action_id=client_id, version=game.version))
+            sender.send_text(ack_text(client_id, game.version))
         if game.round_over:
             table.ready.clear()
             table.round_ended_at = self.clock()

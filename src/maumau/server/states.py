@@ -1,4 +1,5 @@
-"""The ``state`` message, built for speed: it goes to every connection after every move."""
+"""The messages every move sends, built for speed: ``state`` to every connection, and
+the mover's ``ack``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from maumau.engine import Game
 from maumau.engine.actions import Action
 from maumau.engine.view import events_json, own_json, public_json
 from maumau.server.connection import Connection
@@ -44,11 +46,26 @@ def state_texts(table: Table, stand_in: StandIn, conns: Iterable[Connection]) ->
             conn.round, conn.logged = round_index, 0
         events = events_json(game, seat, conn.logged)
         conn.logged = logged
-        own = _dumps(own_json(game, seat))
+        own = _own(game, conn)
         legal = [] if seat is None else [wire(a, seat) for a in game.legal_actions(seat)]
         rest = _dumps({"events": events, "legal": legal})
-        texts.append(f"{head}{own[1:-1]},{shared}}},{rest[1:-1]},{tail}}}")
+        texts.append(f"{head}{own},{shared}}},{rest[1:-1]},{tail}}}")
     return texts
+
+
+def _own(game: Game, conn: Connection) -> str:
+    """The seat's own fields of its view, as JSON members.  A hand changes only when
+    its seat draws or plays, so the text last sent to the connection is kept and
+    reused while the hand and the drawn card it shows stay the same."""
+    seat = conn.seat
+    state = game.round
+    if seat is None:
+        key: tuple[int, int, int] = (-1, 0, -1)
+    else:
+        key = (seat, state.hands[seat], state.drawn if seat == state.turn else -1)
+    if conn.own_key != key:
+        conn.own_key, conn.own_text = key, _dumps(own_json(game, seat))[1:-1]
+    return conn.own_text
 
 
 #: the fields of a view that differ from seat to seat
@@ -70,6 +87,12 @@ def _compact_encoder() -> Callable[[object], str]:
 
 
 _dumps = _compact_encoder()
+
+
+def ack_text(action_id: str, version: int) -> str:
+    """``Ack(action_id=action_id, version=version).model_dump_json()``, written
+    directly (a test checks that they are the same)."""
+    return f'{{"type":"ack","action_id":{_dumps(action_id)},"version":{version},"duplicate":false}}'
 
 
 def wire(action: Action, seat: int) -> dict[str, object]:
