@@ -6,6 +6,7 @@ import ast
 import asyncio
 import socket
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -622,3 +623,45 @@ async def test_a_listener_whose_connection_dies_connects_again(pg_db_url: str) -
         await listener.stop()
         await first.close()
         await second.close()
+
+
+async def test_sqlite_writes_run_whole_on_the_writer_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every statement of a lobby write runs on the writer thread, with the pragmas and
+    the immediate begin of the async engine, and waits for nothing on the way."""
+    from maumau.store import writer_thread
+
+    threads: list[str] = []
+    execute = writer_thread.Immediate.execute
+
+    async def recording(self: writer_thread.Immediate, *args: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return await execute(self, *args)
+
+    monkeypatch.setattr(writer_thread.Immediate, "execute", recording)
+    path = tmp_path / "games.db"
+    async with await Store.open(f"sqlite:///{path}") as opened:
+        await opened.create_game(game_row())
+        await opened.replace_seats("g1", [SeatRow(0, "Ana", "human", None, "h")], host=0)
+        await opened.set_status("g1", "playing", now=5.0)
+        assert (await opened.set_rematch("g1", "g2")) == "g2"
+        await opened.append("g1", [step(0, "deal")], now=6.0)
+        loaded = await opened.load("g1")
+        assert loaded is not None and loaded[0].status == "playing"
+        assert [s.name for s in loaded[0].seats] == ["Ana"] and len(loaded[1]) == 1
+    assert threads and {name.split("_")[0] for name in threads} == {"maumau-appender"}
+
+
+def test_a_write_transaction_that_would_wait_is_refused() -> None:
+    from maumau.store.writer_thread import finish
+
+    async def plain() -> int:
+        return 7
+
+    async def waits() -> None:
+        await asyncio.sleep(0)
+
+    assert finish(plain()) == 7
+    with pytest.raises(RuntimeError, match="waited"):
+        finish(waits())

@@ -1,12 +1,14 @@
-"""SQLite's hot path: a group of appends written by one thread in one hop.
+"""SQLite's writer thread: every write transaction in one hop.
 
-Through SQLAlchemy and aiosqlite each statement of a transaction is a round trip to the
-driver's thread (begin, update, insert, commit), and the Python work of those trips
-competes with the event loop for the interpreter lock.  Appends are the one write a
-busy server makes hundreds of times a second, so on SQLite a group of them is written
-by a plain ``sqlite3`` connection on a thread of its own: one hand-over per group,
-the whole transaction on that thread, the fsync with the lock released.  Every other
-write still goes through SQLAlchemy (the store keeps the two from overlapping).
+Through SQLAlchemy and aiosqlite each statement of a transaction is a round trip
+between the driver's thread and the event loop (begin, update, insert, commit).  On a
+busy server the loop has a long queue of ready work, so each trip waits its turn, and a
+transaction held SQLite's only write lock for tens of milliseconds while every group
+of moves waiting to commit waited too.  So on SQLite one thread does all the writing,
+one transaction at a time, each in one hand-over from the loop: groups of appends
+through a plain ``sqlite3`` connection (:meth:`SqliteAppender.write`), every other
+write through a synchronous SQLAlchemy engine (:meth:`SqliteAppender.run`).  The
+fsync happens with the interpreter lock released.
 """
 
 from __future__ import annotations
@@ -15,12 +17,14 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from maumau.store.connect import SQLITE_PRAGMAS
+
+T = TypeVar("T")
 
 _TOUCH = "UPDATE games SET last_active_at = ? WHERE id = ?"
 _INSERT = (
@@ -55,6 +59,10 @@ class SqliteAppender:
         ]
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._thread, self._write, list(touches), values)
+
+    async def run(self, work: Callable[[], T]) -> T:
+        """``work()``, called on the writer thread, between the groups."""
+        return await asyncio.get_running_loop().run_in_executor(self._thread, work)
 
     def _write(self, touches: list[tuple[float, str]], values: list[tuple[Any, ...]]) -> None:
         conn = self._connection()

@@ -8,9 +8,10 @@ PostgreSQL uses asyncpg with a modest, pre-pinged pool.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -48,6 +49,15 @@ def make_engine(url: str) -> AsyncEngine:
 
 def writer(engine: AsyncEngine) -> AsyncEngine:
     """``engine`` for write transactions (on SQLite they take the write lock up front)."""
+    return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
+
+
+def sqlite_writer(path: Path) -> Engine:
+    """A synchronous engine for write transactions on the SQLite file at ``path``,
+    set up as :func:`make_engine` does; for the store's writer thread only."""
+    engine = create_engine(f"sqlite:///{path}")
+    event.listen(engine, "connect", _sqlite_connect)
+    event.listen(engine, "begin", _sqlite_begin)
     return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
 
 

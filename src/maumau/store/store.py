@@ -8,22 +8,21 @@ method is one transaction, committed when the method returns.  Database failures
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import secrets
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
+from typing import cast
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import Engine, bindparam, delete, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store import queries
 from maumau.store.appender import SqliteAppender
-from maumau.store.connect import make_engine, writer
+from maumau.store.connect import make_engine, sqlite_writer, writer
 from maumau.store.errors import (
     GameExists,
     SeatsChanged,
@@ -46,6 +45,7 @@ from maumau.store.schema import games
 from maumau.store.schema import seats as seats_table
 from maumau.store.schema import steps as steps_table
 from maumau.store.urls import database_url, redact, sqlite_file
+from maumau.store.writer_thread import Immediate, on_writer_thread
 
 # what a database that cannot be reached (or breaks mid-way) raises
 _UNAVAILABLE = (OperationalError, DBAPIError, OSError, ConnectionError, TimeoutError)
@@ -57,14 +57,13 @@ class Store:
     def __init__(self, engine: AsyncEngine, url: str) -> None:
         self._engine = engine
         self._writer = writer(engine)
-        self._write_turn: contextlib.AbstractAsyncContextManager[object] = (
-            asyncio.Lock() if engine.dialect.name == "sqlite" else contextlib.nullcontext()
-        )
         self._url = redact(url)
         self._password = make_url(url).password
         path = sqlite_file(url)
-        #: SQLite's fast path for groups of appends (see :mod:`maumau.store.appender`)
+        #: SQLite's writer thread, and the engine its write transactions use (see
+        #: :mod:`maumau.store.appender` and :mod:`maumau.store.writer_thread`)
         self._appender = None if path is None else SqliteAppender(path)
+        self._sync_writer: Engine | None = None if path is None else sqlite_writer(path)
         self._group = GroupCommit(
             self._append_batch,
             lambda item: self._append_one(item.game_id, item.steps, item.now),
@@ -102,6 +101,9 @@ class Store:
         used afterwards)."""
         await self._group.close()
         if self._appender is not None:
+            sync_writer = self._sync_writer
+            if sync_writer is not None:
+                await self._appender.run(sync_writer.dispose)
             await self._appender.close()
         await self._engine.dispose()
 
@@ -194,6 +196,7 @@ class Store:
 
     # --- writing ---------------------------------------------------------------------
 
+    @on_writer_thread
     async def create_game(self, game: GameRow) -> None:
         """Store a new game and its seats (``GameExists`` if the id is taken)."""
         check_status(game.status)
@@ -218,6 +221,7 @@ class Store:
         except IntegrityError as exc:
             raise GameExists(f"game {game.id!r} already exists") from exc
 
+    @on_writer_thread
     async def replace_seats(
         self,
         game_id: str,
@@ -246,6 +250,7 @@ class Store:
             await queries.insert_seats(conn, game_id, seats)
             await self._notify(conn, [game_id])
 
+    @on_writer_thread
     async def set_status(self, game_id: str, status: str, now: float) -> None:
         """Set the status of ``game_id``; it counts as activity at ``now``."""
         check_status(status)
@@ -253,11 +258,13 @@ class Store:
             await queries.update_game(conn, game_id, status=status, last_active_at=now)
             await self._notify(conn, [game_id])
 
+    @on_writer_thread
     async def touch(self, game_id: str, now: float) -> None:
         """Record activity in ``game_id`` at ``now``."""
         async with self._write() as conn:
             await queries.update_game(conn, game_id, last_active_at=now)
 
+    @on_writer_thread
     async def set_rematch(self, game_id: str, rematch_id: str) -> str:
         """Link ``game_id`` to its rematch unless it has one; return the rematch now stored.
 
@@ -297,6 +304,7 @@ class Store:
         """The group committer (its counters tell rows per commit)."""
         return self._group
 
+    @on_writer_thread
     async def _append_one(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         try:
             async with self._write() as conn:
@@ -317,15 +325,14 @@ class Store:
             latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
         rows = [r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)]
         if self._appender is not None:
-            async with self._write_turn:
-                try:
-                    await self._appender.write([(t, g) for g, t in latest.items()], rows)
-                except sqlite3.IntegrityError:
-                    raise
-                except (sqlite3.Error, OSError) as exc:
-                    raise StoreUnavailable(
-                        f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
-                    ) from exc
+            try:
+                await self._appender.write([(t, g) for g, t in latest.items()], rows)
+            except sqlite3.IntegrityError:
+                raise
+            except (sqlite3.Error, OSError) as exc:
+                raise StoreUnavailable(
+                    f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
+                ) from exc
             return
         async with self._write() as conn:
             await conn.execute(
@@ -354,10 +361,16 @@ class Store:
 
     @asynccontextmanager
     async def _write(self) -> AsyncIterator[AsyncConnection]:
-        # SQLite has one writer at a time: queue here, in order, rather than in SQLite's
-        # busy handler (which sleeps and polls, adding milliseconds to every wait)
-        async with self._write_turn, self._guard(), self._writer.begin() as conn:
-            yield conn
+        """A write transaction.  On SQLite this runs on the writer thread (every
+        method using it is :func:`on_writer_thread`), which writes one transaction at
+        a time, so none waits in SQLite's busy handler."""
+        if self._sync_writer is None:
+            async with self._guard(), self._writer.begin() as conn:
+                yield conn
+            return
+        async with self._guard():
+            with self._sync_writer.begin() as sync_conn:
+                yield cast(AsyncConnection, Immediate(sync_conn))
 
     @asynccontextmanager
     async def _guard(self) -> AsyncIterator[None]:
