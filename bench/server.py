@@ -1127,7 +1127,7 @@ def run(args: argparse.Namespace, console: Console) -> tuple[list[Row], dict[str
         seed=args.seed,
         procs=args.procs,
         spread=args.spread,
-        out=args.out,
+        out=args.out.resolve(),  # the ceiling's load tool runs in another folder
         work=work,
         console=console,
     )
