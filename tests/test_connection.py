@@ -123,9 +123,12 @@ def test_a_socket_that_fails_marks_the_connection_closing() -> None:
 
     async def main() -> None:
         conn = connection(Broken())
+        writer = asyncio.create_task(conn.writer())
         conn.send_text("lost")
         assert conn.closing
         conn.send_text("ignored")
+        conn.close()
+        await asyncio.wait_for(writer, 1)  # the writer ends at once, not at a timeout
         assert conn.queue.empty()
 
     asyncio.run(main())

@@ -62,7 +62,8 @@ class Connection:
         except StopIteration:
             return
         except Exception:  # the client went away; the reader notices and cleans up
-            self.closing = True
+            self.closing = self.backlog = True
+            self.queue.put_nowait(None)  # the writer ends (the queue was empty)
             return
         self.backlog = True
         self.queue.put_nowait(_Waiting(send, waits_for))  # the queue was empty

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 # execution option naming how an SQLite transaction begins: "BEGIN" or "BEGIN IMMEDIATE"
@@ -55,7 +55,7 @@ def writer(engine: AsyncEngine) -> AsyncEngine:
 def sqlite_writer(path: Path) -> Engine:
     """A synchronous engine for write transactions on the SQLite file at ``path``,
     set up as :func:`make_engine` does; for the store's writer thread only."""
-    engine = create_engine(f"sqlite:///{path}")
+    engine = create_engine(URL.create("sqlite", database=str(path)))
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
     return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
