@@ -116,12 +116,15 @@ class Listener(threading.Thread):
         seat: int | None,
         play: bool = False,
         rng: random.Random | None = None,
+        hold: threading.Event | None = None,
     ) -> None:
         super().__init__(daemon=True)
         self.ws = ws
         self.seat = seat
         self.play = play
         self.rng = rng or random.Random(0)
+        #: a player makes no move before this is set
+        self.hold = hold
         self.texts: list[str] = []
         #: the cards this socket named in its own moves (an error may repeat them)
         self.named: set[str] = set()
@@ -143,6 +146,8 @@ class Listener(threading.Thread):
                 if message["version"] <= last:
                     continue
                 last = message["version"]
+                if self.hold is not None:
+                    self.hold.wait(GAME_TIMEOUT)
                 moves = []
                 if not tried:
                     tried = True
@@ -191,7 +196,11 @@ class Listener(threading.Thread):
         self.join(GAME_TIMEOUT + TIMEOUT)
         assert not self.is_alive(), "the listener is still running"
         if self.failure is not None:
-            raise AssertionError(f"seat {self.seat}: {self.failure!r}") from self.failure
+            # what it saw last, to tell a stalled game from a slow one
+            last = "\n".join(text[:600] for text in self.texts[-3:])
+            raise AssertionError(
+                f"seat {self.seat}: {self.failure!r}; its last messages:\n{last}"
+            ) from self.failure
         return self.texts
 
 
@@ -422,17 +431,22 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
             hello(ws, token)
             return ws
 
+        # the players hold their first move until the mid-game checks below are done,
+        # so that a short game cannot be over before them
+        hold = threading.Event()
         listeners = [Listener(socket(None), None)]
         for seat, kind in enumerate(spec.seats):
             if kind == "play":
-                player = Listener(socket(tokens[seat]), seat, True, random.Random(rng.random()))
+                player = Listener(
+                    socket(tokens[seat]), seat, True, random.Random(rng.random()), hold
+                )
                 listeners.append(player)
         for listener in listeners:
             listener.start()
         start(client, game_id, host)
 
         # mid-game: nothing secret over HTTP, and late joiners
-        wait_for(listeners[0], 12)
+        wait_for(listeners[0], 12 if len(listeners) == 1 else 1)
         reply = client.get(f"/api/games/{game_id}/record")
         assert reply.status_code == 409, reply.text
         info = client.get(f"/api/games/{game_id}").text
@@ -445,6 +459,7 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
         for listener in late:
             listener.start()
         listeners += late
+        hold.set()
         results = {listener: listener.result() for listener in listeners}
 
         reply = client.get(f"/api/games/{game_id}/record")
