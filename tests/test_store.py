@@ -35,6 +35,7 @@ from maumau.store import (
 from maumau.store.connect import make_engine
 from maumau.store.migrate import head_revision
 from maumau.store.schema import metadata
+from maumau.store.urls import sqlite_file
 from pg import pg_admin
 
 pytestmark = pytest.mark.anyio
@@ -463,6 +464,18 @@ def test_sqlite_url_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.chdir(tmp_path)
     assert sqlite_url(Path("data/games.db")) == f"sqlite+aiosqlite:///{tmp_path}/data/games.db"
     assert sqlite_url(tmp_path / "x.db") == f"sqlite+aiosqlite:///{tmp_path}/x.db"
+
+
+async def test_a_data_folder_with_url_characters_in_its_name(tmp_path: Path) -> None:
+    folder = tmp_path / "games?x=1#top"
+    path = folder / "maumau.sqlite3"
+    assert sqlite_file(sqlite_url(path)) == path
+    async with await Store.open(sqlite_url(path)) as opened:
+        await opened.create_game(game_row())
+        await opened.append("g1", [step(0, "deal")], now=3.0)
+    with sqlite3.connect(path) as raw:  # the file is where it was asked to be
+        assert raw.execute("SELECT seq FROM steps WHERE game_id = 'g1'").fetchall() == [(0,)]
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]
 
 
 def test_store_imports_nothing_else_of_maumau() -> None:

@@ -41,8 +41,10 @@ def database_url(url: str) -> str:
 
 
 def sqlite_url(path: Path) -> str:
-    """The URL of the SQLite database file at ``path`` (made absolute)."""
-    return f"sqlite+aiosqlite:///{path.expanduser().resolve()}"
+    """The URL of the SQLite database file at ``path`` (made absolute; a ``?`` or ``#``
+    in the path is escaped, not read as the start of the URL's query)."""
+    database = str(path.expanduser().resolve())
+    return URL.create("sqlite+aiosqlite", database=database).render_as_string()
 
 
 def redact(url: str) -> str:
