@@ -1411,21 +1411,28 @@ def sqlite_campaign(opts: Options, workdir: Path, say: Say) -> Report:
             opts.tail,
             monitor,
         )
-        downtimes = [e["downtime_s"] for e in kills]
-        report.figures["faults"] = {
-            "kills": len(kills),
-            "restarts": server.starts - 1,
-            "downtime_s": downtimes,
-            "downtime_mean_s": round(sum(downtimes) / len(downtimes), 3) if downtimes else None,
-            "downtime_max_s": max(downtimes, default=None),
-            "first_start_s": round(first_start, 3),
-        }
+        report.figures["faults"] = _fault_figures(kills, [server], first_start)
         code = server.stop()
         report.figures["exit_code_after_sigterm"] = code  # uvicorn re-raises the signal: -15
     finally:
         load.stop()
         server.stop()
     return report
+
+
+def _fault_figures(
+    kills: list[dict[str, Any]], servers: list[Server], first_start: float
+) -> dict[str, Any]:
+    """What both campaigns report of their kills: how many, the restarts, the downtimes."""
+    downtimes = [e["downtime_s"] for e in kills]
+    return {
+        "kills": len(kills),
+        "restarts": sum(s.starts - 1 for s in servers),
+        "downtime_s": downtimes,
+        "downtime_mean_s": round(sum(downtimes) / len(downtimes), 3) if downtimes else None,
+        "downtime_max_s": max(downtimes, default=None),
+        "first_start_s": round(first_start, 3),
+    }
 
 
 def pg_campaign(opts: Options, workdir: Path, say: Say) -> Report:
@@ -1543,16 +1550,10 @@ def pg_campaign(opts: Options, workdir: Path, say: Say) -> Report:
             opts.tail,
             monitor,
         )
-        downtimes = [e["downtime_s"] for e in kills]
         report.figures["faults"] = {
-            "kills": len(kills),
-            "restarts": sum(s.starts - 1 for s in servers),
-            "downtime_s": downtimes,
-            "downtime_mean_s": round(sum(downtimes) / len(downtimes), 3) if downtimes else None,
-            "downtime_max_s": max(downtimes, default=None),
+            **_fault_figures(kills, servers, first_start),
             "db_stops": len(stops),
             "db_down_s": [e["down_s"] for e in stops],
-            "first_start_s": round(first_start, 3),
             "servers": len(servers),
             "spread": spread,
             "fsync": opts.pg_durable,
