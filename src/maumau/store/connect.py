@@ -47,9 +47,13 @@ def make_engine(url: str) -> AsyncEngine:
     )
 
 
+# execution options of write transactions: on SQLite they take the write lock up front
+_WRITES = {SQLITE_BEGIN: "BEGIN IMMEDIATE"}
+
+
 def writer(engine: AsyncEngine) -> AsyncEngine:
     """``engine`` for write transactions (on SQLite they take the write lock up front)."""
-    return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
+    return engine.execution_options(**_WRITES)
 
 
 def sqlite_writer(path: Path) -> Engine:
@@ -58,7 +62,7 @@ def sqlite_writer(path: Path) -> Engine:
     engine = create_engine(URL.create("sqlite", database=str(path)))
     event.listen(engine, "connect", _sqlite_connect)
     event.listen(engine, "begin", _sqlite_begin)
-    return engine.execution_options(**{SQLITE_BEGIN: "BEGIN IMMEDIATE"})
+    return engine.execution_options(**_WRITES)
 
 
 def _sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
