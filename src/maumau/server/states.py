@@ -3,9 +3,10 @@ the mover's ``ack``."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+import orjson
 
 from maumau.engine import Game
 from maumau.engine.actions import Action
@@ -72,21 +73,11 @@ def _own(game: Game, conn: Connection) -> str:
 _OWN = frozenset({"seat", "hand", "drawn"})
 
 
-def _compact_encoder() -> Callable[[object], str]:
-    """Compact JSON text, as pydantic writes it.  The messages sent after every move
-    are small and many, so the C encoder is made once rather than on every call
-    (``JSONEncoder.encode`` makes a new one each time); the data is never circular."""
-    encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-    make = getattr(json.encoder, "c_make_encoder", None)
-    if make is None:  # an interpreter without the C accelerator
-        return encoder.encode
-    chunks = make(
-        None, encoder.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
-    )
-    return lambda value: "".join(chunks(value, 0))
-
-
-_dumps = _compact_encoder()
+def _dumps(value: object) -> str:
+    """Compact JSON text, as pydantic writes it.  These messages are small and many
+    (every move sends one to every connection), and orjson writes them several times
+    faster than the standard library's encoder."""
+    return orjson.dumps(value).decode()
 
 
 def ack_text(action_id: str, version: int) -> str:
