@@ -529,10 +529,28 @@ def _is_state(message: dict[str, Any]) -> bool:
 
 
 def _answer(action_id: str) -> Callable[[dict[str, Any]], bool]:
+    """The server's answer to the move ``action_id``: the mover's ``state`` that
+    acknowledges it, an ``ack`` (a duplicate), or an ``error``."""
+
     def done(message: dict[str, Any]) -> bool:
+        if message.get("type") == "state":
+            return message.get("ack") == action_id
         return message.get("type") in ("ack", "error") and message.get("action_id") == action_id
 
     return done
+
+
+def _as_ack(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer of :func:`_answer` with a ``state`` that acknowledges the move
+    written as the ``ack`` it stands for."""
+    if answer.get("type") != "state":
+        return answer
+    return {
+        "type": "ack",
+        "action_id": answer["ack"],
+        "version": answer["version"],
+        "duplicate": False,
+    }
 
 
 def _choose(legal: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]:
@@ -657,7 +675,8 @@ class Prober:
             self._write(table.game_id, mover, action_id, acked)
             stage = f"every seat sees version {acked}"
             for seat in seats:  # every seat, on every process, sees the move
-                seat.pump(lambda m: _is_state(m) and m["version"] >= acked, 15)
+                if seat.version < acked:  # (the mover's saw it in its answer)
+                    seat.pump(lambda m: _is_state(m) and m["version"] >= acked, 15)
             result.update(ok=True, version=acked, seat=mover, duplicate=answer["duplicate"])
             return result
         except (*LOST, StopIteration) as exc:
@@ -672,7 +691,7 @@ class Prober:
         deadline = clock() + timeout
         while True:
             seat.ws.send(text)
-            answer = seat.pump(_answer(action_id), max(0.5, deadline - clock()))
+            answer = _as_ack(seat.pump(_answer(action_id), max(0.5, deadline - clock())))
             if answer["type"] == "ack" or answer.get("code") not in RETRY_CODES:
                 return answer
             if clock() > deadline:
@@ -703,7 +722,7 @@ class Prober:
                 {"type": "action", "version": version, "action_id": action_id, "action": action}
             )
             seats[mover].ws.send(text)
-            answer = seats[mover].pump(_answer(action_id), timeout)
+            answer = _as_ack(seats[mover].pump(_answer(action_id), timeout))
         except (*LOST, StopIteration) as exc:
             return {"ok": False, "detail": f"{type(exc).__name__} {exc}".strip()}
         finally:
@@ -1339,7 +1358,7 @@ def pending_commit_probe(server: Server) -> dict[str, Any]:
         "game_id": game_id,
         "version_before": before,
         "shown_while_pending": shown,
-        "move_answer": answer.get("code") or answer["type"],
+        "move_answer": answer.get("code") or _as_ack(answer)["type"],
         "steps_stored": int(stored[0]),
         "ok": shown == int(stored[0]),
     }

@@ -29,7 +29,7 @@ def test_a_whole_game(db_url: str, tmp_path: Path) -> None:
         record = client.get(f"/api/games/{game_id}/record").json()
     game = replay(record)
     assert game.finished and list(game.totals) == seen[-1]["totals"]
-    acks = [m for m in seen if m["type"] == "ack"]
+    acks = [m for m in seen if m["type"] == "state" and m["ack"] is not None]
     mine = sum(1 for r in record["rounds"] for a in r["actions"] if a["seat"] == 0)
     assert len(acks) == mine > 0
 

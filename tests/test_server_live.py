@@ -140,6 +140,8 @@ class Human(threading.Thread):
                     self.welcomes += 1
                 elif kind == "state":
                     self.versions.append(message["version"])
+                    if message["ack"] is not None:
+                        self.acked.append(message["ack"])
                     if message["legal"] and message["version"] > acted_at:
                         acted_at = message["version"]
                         action_id = f"{self.token[:6]}{self.tab}-{len(self.sent)}"
@@ -147,8 +149,6 @@ class Human(threading.Thread):
                         move = {"type": "action", "version": message["version"]}
                         move |= {"action_id": action_id, "action": message["legal"][0]}
                         ws.send(json.dumps(move))
-                elif kind == "ack":
-                    self.acked.append(message["action_id"])
                 elif kind == "error":
                     self.errors.append(message)
                 elif kind == "game_end":

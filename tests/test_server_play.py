@@ -129,6 +129,11 @@ def send_action(ws: WebSocketTestSession, version: int, action_id: str, action: 
     ws.send_json({"type": "action", "version": version, "action_id": action_id, "action": action})
 
 
+def acks(messages: list[Message]) -> list[Message]:
+    """The states among ``messages`` that acknowledge this connection's moves."""
+    return [m for m in messages if is_state(m) and m["ack"] is not None]
+
+
 def settled(message: Message) -> bool:
     """A state the game rests in: not the end of a round that the next deal follows."""
     return is_state(message) and (message["view"]["step"] != "over" or message["view"]["finished"])
@@ -137,15 +142,16 @@ def settled(message: Message) -> bool:
 def act_and_ack(
     ws: WebSocketTestSession, state: Message, action: Message, action_id: str
 ) -> list[Message]:
-    """Send a move for ``state``; the messages up to its ack and the state the game
-    rests in after it, whichever comes last (an error fails)."""
+    """Send a move for ``state``; the messages up to the state that acknowledges it and
+    the state the game rests in after it, whichever comes last (an error fails)."""
     send_action(ws, state["version"], action_id, action)
     ack: Message | None = None
 
     def done(message: Message) -> bool:
         nonlocal ack
         if message["type"] in ("ack", "error") and message.get("action_id") == action_id:
-            assert message["type"] == "ack", message
+            raise AssertionError(message)
+        if is_state(message) and message["ack"] == action_id:
             ack = message
         return ack is not None and any(
             settled(m) and m["version"] >= ack["version"] for m in [*seen, message]
@@ -266,16 +272,17 @@ def check_states(states: list[Message], strict: bool = True) -> None:
 
 
 def check_acks(messages: list[Message], sent: list[str]) -> None:
-    """Every move sent was acked exactly once, in order, and nothing was refused."""
+    """Every move sent was acknowledged exactly once, in order, and nothing was
+    refused or acknowledged as a duplicate."""
     assert of_type(messages, "error") == []
-    acks = of_type(messages, "ack")
-    assert [a["action_id"] for a in acks] == sent
-    assert not any(a["duplicate"] for a in acks)
-    versions = [a["version"] for a in acks]
+    assert of_type(messages, "ack") == []
+    acked = acks(messages)
+    assert [a["ack"] for a in acked] == sent
+    versions = [a["version"] for a in acked]
     assert versions == sorted(set(versions))
-    # the mover hears of its move in the ack before the state that shows it
+    # the mover hears of its move in the first state that shows it
     for index, message in enumerate(messages):
-        if message["type"] == "ack":
+        if is_state(message) and message["ack"] is not None:
             before = [m["version"] for m in messages[:index] if is_state(m)]
             assert max(before) < message["version"], message
 
@@ -390,11 +397,12 @@ def test_resent_move_is_acked_again_not_applied_twice(tmp_path: Path) -> None:
             state = until(ws, is_state)[-1]
             assert state["view"]["to_move"] == 0 and state["legal"]
             seen = act_and_ack(ws, state, state["legal"][0], "move-1")
-            (ack,) = of_type(seen, "ack")
-            assert ack == {"type": "ack", "action_id": "move-1", "version": 2, "duplicate": False}
+            (ack,) = acks(seen)
+            assert (ack["ack"], ack["version"]) == ("move-1", 2)
             send_action(ws, state["version"], "move-1", state["legal"][0])
             again = until(ws, lambda m: m["type"] in ("ack", "error"))
-            assert again[-1] == {**ack, "duplicate": True}
+            duplicate = {"type": "ack", "action_id": "move-1", "version": 2, "duplicate": True}
+            assert again[-1] == duplicate
             assert of_type(again, "state") == []
             # a different id at the old version is refused as stale
             send_action(ws, state["version"], "move-2", state["legal"][0])
@@ -403,8 +411,8 @@ def test_resent_move_is_acked_again_not_applied_twice(tmp_path: Path) -> None:
 
 
 def test_ack_of_a_move_that_ends_a_round_comes_before_the_next_deal(tmp_path: Path) -> None:
-    """protocol.md, ``ack.version``: the game's version right after the move; the deal
-    it caused comes after, one version later."""
+    """protocol.md, ``state.ack``: the state that acknowledges a move that ends a round
+    shows the round over; the deal it caused comes after, one version later."""
     with make_client(tmp_path) as client:
         game_id, ana = create_table(
             client, "Ana", "standard", {"scoring": "deals", "deals": 50}, grace_seconds=None
@@ -424,7 +432,7 @@ def test_ack_of_a_move_that_ends_a_round_comes_before_the_next_deal(tmp_path: Pa
                     break
             else:
                 raise AssertionError("Ana never went out")
-            (ack,) = of_type(seen, "ack")
+            (ack,) = acks(seen)
             dealt = [
                 m for m in of_type(seen, "state") if m["view"]["round"] == ends[0]["round"] + 1
             ]
@@ -434,6 +442,7 @@ def test_ack_of_a_move_that_ends_a_round_comes_before_the_next_deal(tmp_path: Pa
             ]
             over = [m for m in of_type(seen, "state") if m["view"]["step"] == "over"]
             assert over and over[0]["version"] == ack["version"]
+            assert over[0]["ack"] == f"a{count}"
 
 
 # --- reconnection, takeover, timers -------------------------------------------------------
@@ -496,7 +505,7 @@ def test_reconnect_gets_the_same_seat_and_a_full_state(tmp_path: Path) -> None:
                     if state["view"]["to_move"] == 1 and state["legal"]:
                         act_and_ack(wb3, state, state["legal"][0], "b1")
                         moved = until(wb2, lambda m: is_state(m) and acted(m, 1))
-                        assert of_type(moved, "ack") == []
+                        assert acks(moved) == []
 
 
 def test_stand_in_takes_over_after_grace_and_gives_the_seat_back(tmp_path: Path) -> None:

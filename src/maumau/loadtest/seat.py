@@ -6,10 +6,11 @@ nothing and awaits nothing, are recognised by their bytes and not parsed.  A mov
 carries the ``version`` of the state it answers and a fresh ``action_id``; its
 latency runs from sending it to the first ``state`` of a newer version.  A dropped
 connection is reopened with backoff, and a move that was sent but not acknowledged
-is sent again, unchanged: the server answers ``ack`` (``duplicate`` if it had been
-committed) or ``stale_version``.  A move refused because the database could not
-be reached (``store_unavailable``), or because another server process changed the game
-first (``conflict``), is sent again unchanged after a short backoff: the same
+is sent again, unchanged: the server acknowledges it in the seat's next ``state``, or
+with an ``ack`` (``duplicate``) if it had been committed, or answers
+``stale_version``.  A move refused because the database could not be reached
+(``store_unavailable``), or because another server process changed the game first
+(``conflict``), is sent again unchanged after a short backoff: the same
 ``action_id`` makes that safe, and a game does not stall waiting for a move nobody
 retries.
 """
@@ -193,9 +194,10 @@ class SeatClient:
     def on_message(self, data: bytes) -> None:
         if data.startswith(LOBBY):  # the table's public info: nothing a player needs
             return
-        if self.timed is None and IDLE in data and NO_COUNTDOWN in data:
-            # a state in which this seat may do nothing and awaits no answer: all
-            # that matters is that the game goes on (most states are like this)
+        if self.timed is None and self.inflight is None and IDLE in data and NO_COUNTDOWN in data:
+            # a state in which this seat may do nothing and awaits no answer (so it
+            # acknowledges no move of its own): all that matters is that the game goes
+            # on (most states are like this)
             self.legal = []
             self.game.progress = clock()
             return
@@ -207,8 +209,10 @@ class SeatClient:
         kind = message.get("type")
         if kind == "state":
             self._state(message)
-        elif kind == "ack":
-            self._ack(message)
+        elif kind == "ack":  # a move sent again that had been applied already
+            self._ack(message["action_id"], message["version"], bool(message.get("duplicate")))
+            if self.legal and self.version > self.acted:
+                self._plan()
         elif kind == "error":
             self._error(message)
         elif kind == "welcome":
@@ -232,6 +236,9 @@ class SeatClient:
         if timed is not None and version > timed[0]:
             self.timed = None
             self.ctx.tally.latency(now, now - timed[1])
+        acked = message.get("ack")
+        if acked is not None:  # the state that follows this seat's move
+            self._ack(acked, version, False)
         if legal:
             if self.inflight is None and version > self.acted:
                 self._plan()
@@ -248,17 +255,16 @@ class SeatClient:
             if self.ws is not None:
                 self.ws.send(READY)
 
-    def _ack(self, message: dict[str, Any]) -> None:
+    def _ack(self, action_id: str, version: int, duplicate: bool) -> None:
+        """The server acknowledged the move ``action_id``: it is in the game."""
         move = self.inflight
-        if move is None or message["action_id"] != move.action_id:
+        if move is None or action_id != move.action_id:
             self.ctx.tally.error(clock(), "unexpected_ack")
             return
         self.inflight = None
         ctx = self.ctx
-        ctx.tally.move(clock(), bool(message.get("duplicate")))
-        ctx.ledger.acked(self.grant.game_id, self.grant.seat, move.action_id, message["version"])
-        if self.legal and self.version > self.acted:
-            self._plan()
+        ctx.tally.move(clock(), duplicate)
+        ctx.ledger.acked(self.grant.game_id, self.grant.seat, move.action_id, version)
 
     def _error(self, message: dict[str, Any]) -> None:
         code = str(message.get("code"))

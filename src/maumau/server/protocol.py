@@ -222,15 +222,19 @@ class State(Model):
     ready: list[int]
     #: between rounds: unix time when the next round is dealt at the latest
     next_round_at: float | None
+    #: the ``action_id`` of this connection's move that this state follows: the move
+    #: was accepted and committed (its acknowledgement); ``None`` in every other state
+    ack: str | None = None
 
 
 class Ack(Model):
-    """A move was accepted and committed; ``duplicate`` if it had been already."""
+    """A move whose ``action_id`` had been accepted already: it was not applied again
+    (``duplicate``).  A new move is acknowledged in the mover's next ``state``."""
 
     type: Literal["ack"] = "ack"
     action_id: str
     version: int
-    duplicate: bool = False
+    duplicate: bool = True
 
 
 class RoundEnd(Model):

@@ -29,7 +29,7 @@ from maumau.server.protocol import (
 )
 from maumau.server.results import game_end, round_end
 from maumau.server.stand_in import StandIn
-from maumau.server.states import ack_text, state_texts
+from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
@@ -174,20 +174,26 @@ class Referee:
     def broadcast_lobby(self) -> None:
         self.broadcast(Lobby(game=self.table.info(self.connected())))
 
-    def broadcast_state(self) -> None:
-        for conn, text in zip(self.connections, self.state_texts(self.connections), strict=True):
+    def broadcast_state(self, ack: tuple[Connection, str] | None = None) -> None:
+        """Send every connection its ``state``; ``ack``: the connection whose move it
+        follows and the move's ``action_id``."""
+        texts = self.state_texts(self.connections, ack)
+        for conn, text in zip(self.connections, texts, strict=True):
             conn.send_text(text)
 
-    def state_texts(self, conns: Iterable[Connection]) -> list[str]:
+    def state_texts(
+        self, conns: Iterable[Connection], ack: tuple[Connection, str] | None = None
+    ) -> list[str]:
         """The ``state`` message for each of ``conns``, as JSON text."""
-        return state_texts(self.table, self.stand_in, conns)
+        return state_texts(self.table, self.stand_in, conns, ack)
 
     # --- changing the game ------------------------------------------------------------
 
     async def act(
         self, conn: Connection, version: int, action_id: str, data: dict[str, object]
     ) -> None:
-        """A player's move: answer with ``ack`` (after the commit) or an error."""
+        """A player's move: once committed, the mover's ``state`` acknowledges it; a
+        move whose ``action_id`` was applied already gets an ``ack``; else an error."""
         seat = conn.seat
         if seat is None:
             raise ServerError("not_seated", "spectators cannot act: claim a seat to play")
@@ -215,7 +221,7 @@ class Referee:
         sender: Connection | None = None,
     ) -> None:
         """Apply, commit and announce one action (the caller holds the table's lock).
-        The ``sender`` of a player's move gets its ``ack`` first."""
+        The ``sender`` of a player's move finds its ``action_id`` in its ``state``."""
         table = self.table
         try:
             step = table.try_action(seat, action, client_id)
@@ -223,12 +229,10 @@ class Referee:
             raise ServerError(exc.code, exc.message) from None
         await self.commit(step)
         game = table.require_game()
-        if sender is not None and client_id is not None:
-            sender.send_text(ack_text(client_id, game.version))
         if game.round_over:
             table.ready.clear()
             table.round_ended_at = self.clock()
-        self.broadcast_state()
+        self.broadcast_state(None if sender is None or client_id is None else (sender, client_id))
         if game.round_over:
             self.round_ended(game)
         if game.finished:

@@ -1,5 +1,5 @@
-"""The messages every move sends, built for speed: ``state`` to every connection, and
-the mover's ``ack``."""
+"""The message every move sends, built for speed: ``state`` to every connection, the
+mover's carrying its acknowledgement."""
 
 from __future__ import annotations
 
@@ -18,8 +18,14 @@ if TYPE_CHECKING:
     from maumau.server.stand_in import StandIn
 
 
-def state_texts(table: Table, stand_in: StandIn, conns: Iterable[Connection]) -> list[str]:
-    """The ``state`` message for each of ``conns``, as JSON text.
+def state_texts(
+    table: Table,
+    stand_in: StandIn,
+    conns: Iterable[Connection],
+    ack: tuple[Connection, str] | None = None,
+) -> list[str]:
+    """The ``state`` message for each of ``conns``, as JSON text; ``ack`` is the
+    connection whose move this state follows, and the move's ``action_id``.
 
     It goes to every connection after every move, so it is built for speed: the
     part of the view every seat shares, and the fields after it, are encoded once;
@@ -40,6 +46,7 @@ def state_texts(table: Table, stand_in: StandIn, conns: Iterable[Connection]) ->
     )[1:-1]
     head = f'{{"type":"state","version":{game.version},"view":{{'
     round_index, logged = game.round_index, len(game.round.log)
+    mover, acked = (None, "") if ack is None else (ack[0], f'"ack":{_dumps(ack[1])}')
     texts = []
     for conn in conns:
         seat = conn.seat
@@ -50,7 +57,8 @@ def state_texts(table: Table, stand_in: StandIn, conns: Iterable[Connection]) ->
         own = _own(game, conn)
         legal = [] if seat is None else [wire(a, seat) for a in game.legal_actions(seat)]
         rest = _dumps({"events": events, "legal": legal})
-        texts.append(f"{head}{own},{shared}}},{rest[1:-1]},{tail}}}")
+        last = acked if conn is mover else '"ack":null'
+        texts.append(f"{head}{own},{shared}}},{rest[1:-1]},{tail},{last}}}")
     return texts
 
 
@@ -78,12 +86,6 @@ def _dumps(value: object) -> str:
     (every move sends one to every connection), and orjson writes them several times
     faster than the standard library's encoder."""
     return orjson.dumps(value).decode()
-
-
-def ack_text(action_id: str, version: int) -> str:
-    """``Ack(action_id=action_id, version=version).model_dump_json()``, written
-    directly (a test checks that they are the same)."""
-    return f'{{"type":"ack","action_id":{_dumps(action_id)},"version":{version},"duplicate":false}}'
 
 
 def wire(action: Action, seat: int) -> dict[str, object]:
