@@ -1,14 +1,23 @@
-"""SQLite's writer thread: every write transaction in one hop.
+"""SQLite's writer thread: every write transaction in one hop, and group commit.
 
 Through SQLAlchemy and aiosqlite each statement of a transaction is a round trip
 between the driver's thread and the event loop (begin, update, insert, commit).  On a
 busy server the loop has a long queue of ready work, so each trip waits its turn, and a
 transaction held SQLite's only write lock for tens of milliseconds while every group
 of moves waiting to commit waited too.  So on SQLite one thread does all the writing,
-one transaction at a time, each in one hand-over from the loop: groups of appends
-through a plain ``sqlite3`` connection (:meth:`SqliteAppender.write`), every other
-write through a synchronous SQLAlchemy engine (:meth:`SqliteAppender.run`).  The
-fsync happens with the interpreter lock released.
+one transaction at a time, each in one hand-over from the loop: appends through a
+plain ``sqlite3`` connection (:meth:`SqliteAppender.append`), every other write
+through a synchronous SQLAlchemy engine (:meth:`SqliteAppender.run`).  The fsync
+happens with the interpreter lock released.
+
+Appends are committed in groups, as :mod:`maumau.store.group` explains, but the
+thread runs the group commit itself: an append joins the list of those waiting, the
+thread takes the whole list when it is free and writes it in one transaction, and the
+loop is handed the outcomes in one callback that wakes every caller.  A move's
+commit so costs the busy loop no turns of its own (a writer task between the loop and
+the thread cost three: to start each group, to learn it was written, to wake its
+callers).  If a group breaks a key or a reference, each append of it is written alone,
+so that each caller gets its own answer (``SeqConflict``, ``UnknownGame``).
 """
 
 from __future__ import annotations
@@ -17,12 +26,16 @@ import asyncio
 import contextlib
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from maumau.store.connect import SQLITE_PRAGMAS
+from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
+from maumau.store.rows import StepRow
 
 T = TypeVar("T")
 
@@ -30,45 +43,142 @@ _TOUCH = "UPDATE games SET last_active_at = ? WHERE id = ?"
 _INSERT = (
     "INSERT INTO steps (game_id, seq, kind, data, client_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
 )
+#: how long a cancelled caller waits for its append to be written (seconds)
+CANCELLED_WAIT = 30.0
+
+
+@dataclass(slots=True)
+class _Append:
+    """One caller's steps for one game, as rows, waiting to be written."""
+
+    game_id: str
+    now: float
+    values: list[tuple[Any, ...]]
+    done: asyncio.Future[None] = field(repr=False)
+    #: the outcome, set by the writer thread: ``None`` (written) or the error
+    failure: BaseException | None = None
+    settled: bool = False
+    #: set once settled, for a caller that was cancelled meanwhile
+    waiter: asyncio.Future[None] | None = field(default=None, repr=False)
 
 
 class SqliteAppender:
-    """Writes groups of steps to the SQLite file at ``path`` from its own thread."""
+    """Writes to the SQLite file at ``path`` from its own thread; ``url`` names the
+    database in errors."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, url: str) -> None:
         self._path = path
+        self._url = url
         self._conn: sqlite3.Connection | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="maumau-appender")
+        self._lock = threading.Lock()
+        self._waiting: list[_Append] = []
+        self._draining = False  # a drain is queued on the thread and has not begun
+        #: transactions and appends written, for benchmarks: rows per commit
+        self.commits = 0
+        self.appends = 0
 
-    async def write(
-        self, touches: Sequence[tuple[float, str]], rows: Sequence[dict[str, Any]]
-    ) -> None:
-        """In one transaction: set ``last_active_at`` for each ``(time, game id)`` and
-        insert the step ``rows`` (an integrity error writes none of them and is raised
-        as ``sqlite3.IntegrityError``; other failures as ``sqlite3.Error``)."""
-        values = [
-            (
-                row["game_id"],
-                row["seq"],
-                row["kind"],
-                json.dumps(row["data"]),
-                row["client_id"],
-                row["created_at"],
-            )
-            for row in rows
-        ]
+    async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
+        """Write ``steps`` with the next group; return once they are durable.
+
+        A step with ``created_at`` 0.0 is stamped ``now``.  Cancelling the caller does
+        not cancel the write: the steps are written (or fail) with their group all the
+        same, and the caller's cancellation is passed on only once they have been, so
+        that it knows the store's state.
+        """
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._thread, self._write, list(touches), values)
+        values = [
+            (game_id, s.seq, s.kind, json.dumps(s.data), s.client_id, s.created_at or now)
+            for s in steps
+        ]
+        item = _Append(game_id, now, values, loop.create_future())
+        with self._lock:
+            self._waiting.append(item)
+            start, self._draining = not self._draining, True
+        if start:
+            self._thread.submit(self._drain, loop)
+        try:
+            await item.done
+        except asyncio.CancelledError:
+            if not item.settled:
+                item.waiter = loop.create_future()
+                await asyncio.wait([item.waiter], timeout=CANCELLED_WAIT)
+            raise
 
     async def run(self, work: Callable[[], T]) -> T:
         """``work()``, called on the writer thread, between the groups."""
         return await asyncio.get_running_loop().run_in_executor(self._thread, work)
 
-    def _write(self, touches: list[tuple[float, str]], values: list[tuple[Any, ...]]) -> None:
+    async def close(self) -> None:
+        """Wait until every append made so far is written (or failed)."""
+        await self.run(lambda: None)  # the thread does one thing at a time, in order
+
+    async def stop(self) -> None:
+        """Write what is waiting, then close the connection and the thread."""
+        await self.run(self._drop)
+        self._thread.shutdown(wait=True)
+
+    # --- on the writer thread -----------------------------------------------------------
+
+    def _drain(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            batch, self._waiting = self._waiting, []
+            self._draining = False
+        if not batch:
+            return
+        commits = self._commit(batch)
+        with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+            loop.call_soon_threadsafe(self._settle, batch, commits)
+
+    def _commit(self, batch: list[_Append]) -> int:
+        """Write ``batch``; set each append's ``failure``; return the commits made."""
+        latest: dict[str, float] = {}
+        for item in batch:
+            latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+        try:
+            self._write([(t, g) for g, t in latest.items()], [v for i in batch for v in i.values])
+            return 1
+        except sqlite3.IntegrityError:
+            pass  # nothing of it was written: each alone, for each its own answer
+        except BaseException as exc:
+            for item in batch:
+                item.failure = self._unavailable(exc)
+            return 0
+        commits = 0
+        for item in batch:
+            try:
+                self._write([(item.now, item.game_id)], item.values, alone=True)
+                commits += 1
+            except sqlite3.IntegrityError as exc:
+                numbers = ", ".join(str(v[1]) for v in item.values)
+                item.failure = SeqConflict(
+                    f"game {item.game_id!r}: a step among {numbers} is already stored"
+                )
+                item.failure.__cause__ = exc
+            except BaseException as exc:
+                item.failure = self._unavailable(exc)
+        return commits
+
+    def _unavailable(self, exc: BaseException) -> BaseException:
+        if isinstance(exc, (sqlite3.Error, OSError)):
+            failure = StoreUnavailable(
+                f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
+            )
+            failure.__cause__ = exc
+            return failure
+        return exc
+
+    def _write(
+        self, touches: list[tuple[float, str]], values: list[tuple[Any, ...]], alone: bool = False
+    ) -> None:
+        """One transaction: set ``last_active_at`` for each ``(time, game id)`` and
+        insert the rows.  ``alone``: one game, which must exist (``UnknownGame``)."""
         conn = self._connection()
         try:
             conn.execute("BEGIN IMMEDIATE")
-            conn.executemany(_TOUCH, touches)
+            touched = conn.executemany(_TOUCH, touches).rowcount
+            if alone and touched == 0:
+                raise UnknownGame(f"no game {touches[0][1]!r}")
             conn.executemany(_INSERT, values)
             conn.execute("COMMIT")
         except BaseException as exc:
@@ -89,16 +199,25 @@ class SqliteAppender:
             self._conn = conn
         return self._conn
 
-    async def close(self) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self._thread, self._close)
-        self._thread.shutdown(wait=True)
-
-    def _close(self) -> None:
-        self._drop()
-
     def _drop(self) -> None:
         if self._conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.close()
             self._conn = None
+
+    # --- back on the loop ---------------------------------------------------------------
+
+    def _settle(self, batch: list[_Append], commits: int) -> None:
+        self.commits += commits
+        for item in batch:
+            item.settled = True
+            failure = item.failure
+            if failure is None:
+                self.appends += 1
+            if not item.done.done():
+                if failure is None:
+                    item.done.set_result(None)
+                else:
+                    item.done.set_exception(failure)
+            if item.waiter is not None and not item.waiter.done():
+                item.waiter.set_result(None)

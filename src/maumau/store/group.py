@@ -11,14 +11,17 @@ If the batch fails on an integrity error (a step number already taken, an unknow
 game), nothing of it was written and each append is tried again in its own
 transaction, so each caller gets its own answer (``SeqConflict``, ``UnknownGame``).
 Any other failure (the database is unreachable) is every caller's answer.
+
+This is the group commit of PostgreSQL; on SQLite the writer thread runs its own
+(:mod:`maumau.store.appender`).  Both are a :class:`Committer`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from sqlalchemy.exc import IntegrityError
 
@@ -36,8 +39,17 @@ class Append:
     done: asyncio.Future[None] = field(repr=False)
 
 
-#: what a group that breaks a key or a reference raises (nothing of it was written)
-INTEGRITY = (IntegrityError, sqlite3.IntegrityError)
+class Committer(Protocol):
+    """Appends written in groups: durable when :meth:`append` returns."""
+
+    #: transactions and appends written, for benchmarks: rows per commit
+    commits: int
+    appends: int
+
+    async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None: ...
+
+    async def close(self) -> None: ...
+
 
 WriteBatch = Callable[[Sequence[Append]], Awaitable[None]]
 WriteOne = Callable[[Append], Awaitable[None]]
@@ -46,13 +58,9 @@ WriteOne = Callable[[Append], Awaitable[None]]
 class GroupCommit:
     """A queue of appends and the task that commits them together."""
 
-    def __init__(
-        self, write_batch: WriteBatch, write_one: WriteOne, batch_alone: bool = False
-    ) -> None:
+    def __init__(self, write_batch: WriteBatch, write_one: WriteOne) -> None:
         self._write_batch = write_batch
         self._write_one = write_one
-        #: write a lone append as a group of one (when that path is the faster one)
-        self._batch_alone = batch_alone
         self._waiting: list[Append] = []
         self._writer: asyncio.Task[None] | None = None
         #: transactions and appends written, for benchmarks: rows per commit
@@ -104,12 +112,12 @@ class GroupCommit:
                     raise
 
     async def _commit(self, batch: list[Append]) -> None:
-        if len(batch) == 1 and not self._batch_alone:
+        if len(batch) == 1:
             await self._alone(batch[0])
             return
         try:
             await self._write_batch(batch)
-        except INTEGRITY:
+        except IntegrityError:  # nothing of the group was written
             for item in batch:
                 await self._alone(item)
             return

@@ -9,7 +9,6 @@ method is one transaction, committed when the method returns.  Database failures
 from __future__ import annotations
 
 import secrets
-import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -30,7 +29,7 @@ from maumau.store.errors import (
     StoreUnavailable,
     UnknownGame,
 )
-from maumau.store.group import Append, GroupCommit
+from maumau.store.group import Append, Committer, GroupCommit
 from maumau.store.migrate import upgrade
 from maumau.store.notify import Listener, announce, listen_dsn, notify
 from maumau.store.rows import (
@@ -62,12 +61,12 @@ class Store:
         path = sqlite_file(url)
         #: SQLite's writer thread, and the engine its write transactions use (see
         #: :mod:`maumau.store.appender` and :mod:`maumau.store.writer_thread`)
-        self._appender = None if path is None else SqliteAppender(path)
+        self._appender = None if path is None else SqliteAppender(path, self._url)
         self._sync_writer: Engine | None = None if path is None else sqlite_writer(path)
-        self._group = GroupCommit(
+        #: group commit: on SQLite the writer thread runs it
+        self._group: Committer = self._appender or GroupCommit(
             self._append_batch,
             lambda item: self._append_one(item.game_id, item.steps, item.now),
-            batch_alone=self._appender is not None,
         )
         #: this store's id in change notices, so a process can skip its own
         self.origin = secrets.token_hex(8)
@@ -104,7 +103,7 @@ class Store:
             sync_writer = self._sync_writer
             if sync_writer is not None:
                 await self._appender.run(sync_writer.dispose)
-            await self._appender.close()
+            await self._appender.stop()
         await self._engine.dispose()
 
     async def __aenter__(self) -> Store:
@@ -300,7 +299,7 @@ class Store:
         await self._group.append(game_id, steps, now)
 
     @property
-    def group_commit(self) -> GroupCommit:
+    def group_commit(self) -> Committer:
         """The group committer (its counters tell rows per commit)."""
         return self._group
 
@@ -324,16 +323,6 @@ class Store:
         for item in batch:
             latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
         rows = [r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)]
-        if self._appender is not None:
-            try:
-                await self._appender.write([(t, g) for g, t in latest.items()], rows)
-            except sqlite3.IntegrityError:
-                raise
-            except (sqlite3.Error, OSError) as exc:
-                raise StoreUnavailable(
-                    f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
-                ) from exc
-            return
         async with self._write() as conn:
             await conn.execute(
                 update(games)
