@@ -17,6 +17,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from maumau import __version__
 from maumau.server import routes, sockets
 from maumau.server.config import ServerConfig
+from maumau.server.connection import SocketSend
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
@@ -80,6 +81,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         return _error(code, str(exc.detail), exc.status_code)
 
     app.add_middleware(BodyLimit)
+    app.add_middleware(SocketSend)
     app.include_router(routes.router)
     app.include_router(sockets.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")

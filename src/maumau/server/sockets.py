@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.connection import Connection
+from maumau.server.connection import RAW_SEND, Connection
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
@@ -67,7 +67,7 @@ async def play(ws: WebSocket, game_id: str) -> None:
         await ws.close(1008)
         return
     limiter = TokenBucket(config.messages_per_second, config.message_burst)
-    conn = Connection(ws, limiter, config.send_queue)
+    conn = Connection(ws, limiter, config.send_queue, ws.scope.get(RAW_SEND))
     writer = asyncio.get_running_loop().create_task(conn.writer())
     try:
         while not conn.closing:
