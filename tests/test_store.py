@@ -496,6 +496,24 @@ def test_store_imports_nothing_else_of_maumau() -> None:
 # --- group commit and change notices --------------------------------------------------
 
 
+async def test_a_steps_data_reads_back_exactly_as_appended(store: Store) -> None:
+    """Moves are written on a fast path (orjson on SQLite): the data must come back
+    as it went in, whatever its text, numbers and nesting."""
+    await store.create_game(game_row("g1"))
+    data = {
+        "seed": 2**63 + 12345,  # a deal's seed: unsigned 64-bit
+        "salt": "7a57" * 16,
+        "names": ["Jürgen 🃏", "日本", 'quote " and \\ backslash', "\u2028 line"],
+        "nested": {"hands": [["7H", "JC"], []], "none": None, "yes": True, "x": -1.5},
+    }
+    await store.append("g1", [StepRow(seq=0, kind="deal", data=data)], now=1.0)
+    await store.append(
+        "g1", [StepRow(seq=1, kind="action", data={"seat": 0, "play": "7H"})], now=2.0
+    )
+    stored = await store.steps("g1")
+    assert [s.data for s in stored] == [data, {"seat": 0, "play": "7H"}]
+
+
 async def test_appends_made_together_share_commits(store: Store) -> None:
     ids = [f"g{n}" for n in range(30)]
     for game_id in ids:

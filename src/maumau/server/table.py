@@ -81,6 +81,8 @@ class Table:
         self.status = row.status
         self.options = dict(row.options)
         self.rules = Rules.from_dict(self.options)
+        #: every option's effective value, for the lobby (it is sent often; rules never change)
+        self.rules_json = self.rules.to_dict()
         self.settings = TableSettings.model_validate(row.settings)
         self.host = row.host
         self.seats: list[SeatRow] = list(row.seats)
@@ -208,7 +210,7 @@ class Table:
             invite=invite_of(self.id),
             status=self.status,  # type: ignore[arg-type]
             options=self.options,
-            rules=self.rules.to_dict(),
+            rules=self.rules_json,
             settings=self.settings,
             host=self.host,
             seats=[
