@@ -750,7 +750,10 @@ def run_loadtest(
     command += ["--duration", f"{s.duration:g}", "--warmup", f"{s.warmup:g}"]
     command += ["--closed"] if row.rate is None else ["--rate", f"{row.rate:g}"]
     command += ["--compression" if row.compression else "--no-compression"]
-    command += ["--seed", str(s.seed), "--spread", spread, "--json", str(raw)]
+    # (it runs in the repository: a path inside it is given relative, so that the
+    # document, which repeats its parameters, names no machine's directories)
+    where = raw.relative_to(ROOT) if raw.is_relative_to(ROOT) else raw
+    command += ["--seed", str(s.seed), "--spread", spread, "--json", str(where)]
     if s.procs is not None:
         command += ["--procs", str(s.procs)]
     for pid in pids:
