@@ -36,6 +36,7 @@ import orjson
 
 from maumau.store.connect import SQLITE_PRAGMAS
 from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
+from maumau.store.group import settle, wait_settled
 from maumau.store.rows import StepRow
 
 T = TypeVar("T")
@@ -44,8 +45,6 @@ _TOUCH = "UPDATE games SET last_active_at = ? WHERE id = ?"
 _INSERT = (
     "INSERT INTO steps (game_id, seq, kind, data, client_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
 )
-#: how long a cancelled caller waits for its append to be written (seconds)
-CANCELLED_WAIT = 30.0
 
 
 def _json(data: dict[str, Any]) -> str:
@@ -85,13 +84,9 @@ class SqliteAppender:
         self.appends = 0
 
     async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
-        """Write ``steps`` with the next group; return once they are durable.
-
-        A step with ``created_at`` 0.0 is stamped ``now``.  Cancelling the caller does
-        not cancel the write: the steps are written (or fail) with their group all the
-        same, and the caller's cancellation is passed on only once they have been, so
-        that it knows the store's state.
-        """
+        """Write ``steps`` with the next group; return once they are durable (a
+        cancelled caller: see :func:`~maumau.store.group.wait_settled`).  A step with
+        ``created_at`` 0.0 is stamped ``now``."""
         loop = asyncio.get_running_loop()
         values = [
             (game_id, s.seq, s.kind, _json(s.data), s.client_id, s.created_at or now) for s in steps
@@ -102,13 +97,7 @@ class SqliteAppender:
             start, self._draining = not self._draining, True
         if start:
             self._thread.submit(self._drain, loop)
-        try:
-            await item.done
-        except asyncio.CancelledError:
-            if not item.settled:
-                item.waiter = loop.create_future()
-                await asyncio.wait([item.waiter], timeout=CANCELLED_WAIT)
-            raise
+        await wait_settled(item)
 
     async def run(self, work: Callable[[], T]) -> T:
         """``work()``, called on the writer thread, between the groups."""
@@ -215,14 +204,6 @@ class SqliteAppender:
     def _settle(self, batch: list[_Append], commits: int) -> None:
         self.commits += commits
         for item in batch:
-            item.settled = True
-            failure = item.failure
-            if failure is None:
+            if item.failure is None:
                 self.appends += 1
-            if not item.done.done():
-                if failure is None:
-                    item.done.set_result(None)
-                else:
-                    item.done.set_exception(failure)
-            if item.waiter is not None and not item.waiter.done():
-                item.waiter.set_result(None)
+            settle(item, item.failure)

@@ -28,6 +28,51 @@ from sqlalchemy.exc import IntegrityError
 from maumau.store.errors import StoreUnavailable
 from maumau.store.rows import StepRow
 
+#: how long a cancelled caller waits for its append to be written (seconds)
+CANCELLED_WAIT = 30.0
+
+
+class Settles(Protocol):
+    """An append's outcome, as its caller awaits it (:func:`wait_settled`)."""
+
+    done: asyncio.Future[None]
+    #: the outcome is known (``done`` may have been cancelled with its caller)
+    settled: bool
+    #: set once settled, for a caller that was cancelled meanwhile
+    waiter: asyncio.Future[None] | None
+
+
+async def wait_settled(item: Settles) -> None:
+    """Await ``item``'s outcome.
+
+    Cancelling the caller does not cancel the write: the steps are written (or fail)
+    with their group all the same, and the caller's cancellation is passed on only
+    once they have been, so that it knows the store's state.  (``done`` is awaited
+    directly: through ``asyncio.shield`` each caller would wait one more turn of the
+    loop.)
+    """
+    try:
+        await item.done
+    except asyncio.CancelledError:
+        if not item.settled:
+            item.waiter = asyncio.get_running_loop().create_future()
+            await asyncio.wait([item.waiter], timeout=CANCELLED_WAIT)
+        if item.done.done() and not item.done.cancelled():
+            item.done.exception()  # seen: the cancellation is what is passed on
+        raise
+
+
+def settle(item: Settles, failure: BaseException | None) -> None:
+    """Give ``item``'s caller its outcome: written (``None``) or ``failure``."""
+    item.settled = True
+    if not item.done.done():
+        if failure is None:
+            item.done.set_result(None)
+        else:
+            item.done.set_exception(failure)
+    if item.waiter is not None and not item.waiter.done():
+        item.waiter.set_result(None)
+
 
 @dataclass(slots=True)
 class Append:
@@ -37,6 +82,8 @@ class Append:
     steps: Sequence[StepRow]
     now: float
     done: asyncio.Future[None] = field(repr=False)
+    settled: bool = False
+    waiter: asyncio.Future[None] | None = field(default=None, repr=False)
 
 
 class Committer(Protocol):
@@ -68,25 +115,14 @@ class GroupCommit:
         self.appends = 0
 
     async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
-        """Write ``steps`` with the next group; return once they are durable.
-
-        Cancelling the caller does not cancel the write: the steps are written (or
-        fail) with their group all the same, and the caller's cancellation is passed
-        on only once they have been, so that it knows the store's state.
-        """
+        """Write ``steps`` with the next group; return once they are durable (a
+        cancelled caller: see :func:`wait_settled`)."""
         loop = asyncio.get_running_loop()
         item = Append(game_id, steps, now, loop.create_future())
         self._waiting.append(item)
         if self._writer is None or self._writer.done():
             self._writer = loop.create_task(self._run())
-        try:
-            await asyncio.shield(item.done)
-        except asyncio.CancelledError:
-            if not item.done.done():
-                await asyncio.wait([item.done], timeout=30)
-            if item.done.done():
-                item.done.exception()  # seen: the cancellation is what is passed on
-            raise
+        await wait_settled(item)
 
     async def close(self) -> None:
         """Let the writer finish what is queued."""
@@ -106,7 +142,7 @@ class GroupCommit:
                     else exc
                 )
                 for item in [*batch, *self._waiting]:
-                    _settle(item, failure)
+                    settle(item, failure)
                 self._waiting = []
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -124,23 +160,14 @@ class GroupCommit:
         self.commits += 1
         self.appends += len(batch)
         for item in batch:
-            _settle(item, None)
+            settle(item, None)
 
     async def _alone(self, item: Append) -> None:
         try:
             await self._write_one(item)
         except Exception as exc:
-            _settle(item, exc)
+            settle(item, exc)
             return
         self.commits += 1
         self.appends += 1
-        _settle(item, None)
-
-
-def _settle(item: Append, failure: BaseException | None) -> None:
-    if item.done.done():
-        return
-    if failure is None:
-        item.done.set_result(None)
-    else:
-        item.done.set_exception(failure)
+        settle(item, None)
