@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from maumau.server.connection import RAW_SEND, Connection, SocketSend
+from maumau.server.connection import Connection
 from maumau.server.limits import TokenBucket
 from maumau.server.protocol import Closed
 
@@ -135,25 +135,17 @@ def test_a_socket_that_fails_marks_the_connection_closing() -> None:
 
 
 def test_frames_go_through_the_servers_own_send_when_it_is_given() -> None:
-    """Under the app, SocketSend hands each socket the server's ``send``; the
-    connection then writes through it, not through Starlette's WebSocket."""
-    seen: dict[str, Any] = {}
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        seen[scope["type"]] = scope.get(RAW_SEND)
+    """The app hands each socket the server's ``send``; the connection then writes
+    through it, not through Starlette's WebSocket."""
+    direct: list[str] = []
 
     async def raw(message: dict[str, Any]) -> None:
         direct.append(message["text"])
 
     async def main() -> None:
-        middleware = SocketSend(app)
-        await middleware({"type": "websocket"}, None, raw)  # type: ignore[arg-type]
-        await middleware({"type": "http"}, None, raw)  # type: ignore[arg-type]
         socket = Socket()
-        conn = Connection(socket, TokenBucket(10, 20), 8, seen["websocket"])  # type: ignore[arg-type]
+        conn = Connection(socket, TokenBucket(10, 20), 8, raw)  # type: ignore[arg-type]
         conn.send_text("straight")
         assert direct == ["straight"] and socket.sent == []
 
-    direct: list[str] = []
     asyncio.run(main())
-    assert seen == {"websocket": raw, "http": None}

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from maumau.server import protocol
+from maumau.server import protocol, sockets
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ENGINE_CODES, ERROR_CODES
@@ -146,6 +146,9 @@ def test_every_http_endpoint_has_a_heading(app_routes: list[tuple[str, set[str]]
     assert not missing, f"no heading '### `METHOD /path`' for: {missing}"
 
 
-def test_the_websocket_route_is_found(app_routes: list[tuple[str, set[str]]]) -> None:
-    # guards the route walk: the socket route has no methods but must be seen
-    assert any(path.startswith("/ws/") for path, _ in app_routes)
+def test_the_table_socket_is_documented_and_served() -> None:
+    # the app serves it itself (maumau.server.app.App), not through a FastAPI route
+    assert "/ws/{game_id}" in _quoted()
+    match = sockets.SOCKET_PATH.fullmatch("/ws/D-9ufO_TENEkIDab")
+    assert match is not None and match["game_id"] == "D-9ufO_TENEkIDab"
+    assert sockets.SOCKET_PATH.fullmatch("/ws/a/b") is None

@@ -601,6 +601,16 @@ def test_ws_unknown_game_is_closed(tmp_path: Path) -> None:
                     ws.receive_json()
 
 
+def test_ws_paths_other_than_a_tables_are_refused(tmp_path: Path) -> None:
+    """Only ``/ws/{game_id}`` is a socket; the app hands the rest to FastAPI, which
+    refuses them at the handshake."""
+    with make_client(tmp_path) as client:
+        game_id, _ = create_table(client)
+        for path in ("/ws/", "/ws", f"/ws/{game_id}/more", f"/wss/{game_id}", "/api/games"):
+            with pytest.raises(WebSocketDisconnect), client.websocket_connect(path) as ws:
+                ws.receive_json()
+
+
 # --- WebSocket: origin -------------------------------------------------------------------
 
 

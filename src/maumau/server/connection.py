@@ -7,34 +7,14 @@ import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from maumau.server.limits import TokenBucket
 from maumau.server.protocol import Closed, Model
 
-#: the scope key under which :class:`SocketSend` keeps the server's own ``send``
-RAW_SEND = "maumau.socket_send"
-
 #: an ASGI ``send`` as the servers (and Starlette) write it: an ``async def``
 SendCoroutine = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]
-
-
-class SocketSend:
-    """ASGI middleware that keeps the server's ``send`` of each WebSocket in its scope.
-
-    A connection writes its frames through it.  Through Starlette's ``WebSocket`` each
-    frame would also pass the socket's state checks and the exception middleware's
-    wrapper, about 3% of the server's time per move; neither does anything for a
-    socket that is open (the connection learns of a closed one from the error)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            scope[RAW_SEND] = send
-        await self.app(scope, receive, send)
 
 
 class Connection:
@@ -50,7 +30,10 @@ class Connection:
     def __init__(
         self, ws: WebSocket, limiter: TokenBucket, queue_size: int, send: Send | None = None
     ) -> None:
-        """``send``: the server's own (see :class:`SocketSend`); else ``ws.send``."""
+        """``send``: the server's own ASGI ``send`` for the socket, which skips
+        Starlette's checks and wrappers for every frame (about 3% of the server's time
+        per move; a closed socket shows up as the send's error all the same); else
+        ``ws.send``."""
         self.ws = ws
         # (_write_now drives the coroutine it returns by hand)
         self._send = cast(SendCoroutine, ws.send if send is None else send)

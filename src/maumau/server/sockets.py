@@ -11,15 +11,17 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
+from starlette.types import Send
 
 from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.connection import RAW_SEND, Connection
+from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
@@ -34,8 +36,10 @@ from maumau.server.protocol import (
 )
 from maumau.server.referee import Referee
 
-router = APIRouter()
 log = logging.getLogger("maumau.server")
+
+#: a table's socket: ``/ws/{game_id}`` (the app hands these to :func:`play` itself)
+SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
 TYPES = ("hello", "action", "ping", "ready")
@@ -52,8 +56,9 @@ def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
     return "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}
 
 
-@router.websocket("/ws/{game_id}")
-async def play(ws: WebSocket, game_id: str) -> None:
+async def play(ws: WebSocket, game_id: str, send: Send) -> None:
+    """One client's socket at the table ``game_id``, to its end; ``send`` is the
+    server's own (the connection writes its frames through it)."""
     hub: Hub = ws.app.state.hub
     config: ServerConfig = ws.app.state.config
     if not origin_allowed(ws, config):
@@ -67,7 +72,7 @@ async def play(ws: WebSocket, game_id: str) -> None:
         await ws.close(1008)
         return
     limiter = TokenBucket(config.messages_per_second, config.message_burst)
-    conn = Connection(ws, limiter, config.send_queue, ws.scope.get(RAW_SEND))
+    conn = Connection(ws, limiter, config.send_queue, send)
     writer = asyncio.get_running_loop().create_task(conn.writer())
     try:
         while not conn.closing:
