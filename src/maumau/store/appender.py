@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
+from sqlalchemy import Engine
 
-from maumau.store.connect import SQLITE_PRAGMAS
+from maumau.store.connect import SQLITE_PRAGMAS, sqlite_writer
 from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
 from maumau.store.group import settle, wait_settled
 from maumau.store.rows import StepRow
@@ -75,6 +76,9 @@ class SqliteAppender:
         self._path = path
         self._url = url
         self._conn: sqlite3.Connection | None = None
+        #: the engine of every other write transaction, used only on this thread
+        #: (:mod:`maumau.store.writer_thread`)
+        self.engine: Engine = sqlite_writer(path)
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="maumau-appender")
         self._lock = threading.Lock()
         self._waiting: list[_Append] = []
@@ -108,8 +112,8 @@ class SqliteAppender:
         await self.run(lambda: None)  # the thread does one thing at a time, in order
 
     async def stop(self) -> None:
-        """Write what is waiting, then close the connection and the thread."""
-        await self.run(self._drop)
+        """Write what is waiting, then close the connections and the thread."""
+        await self.run(self._stop)
         self._thread.shutdown(wait=True)
 
     # --- on the writer thread -----------------------------------------------------------
@@ -192,6 +196,10 @@ class SqliteAppender:
                 conn.execute(pragma)
             self._conn = conn
         return self._conn
+
+    def _stop(self) -> None:
+        self._drop()
+        self.engine.dispose()
 
     def _drop(self) -> None:
         if self._conn is not None:

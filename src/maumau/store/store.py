@@ -14,14 +14,14 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import cast
 
-from sqlalchemy import Engine, bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store import queries
 from maumau.store.appender import SqliteAppender
-from maumau.store.connect import make_engine, sqlite_writer, writer
+from maumau.store.connect import make_engine, writer
 from maumau.store.errors import (
     GameExists,
     SeatsChanged,
@@ -59,10 +59,9 @@ class Store:
         self._url = redact(url)
         self._password = make_url(url).password
         path = sqlite_file(url)
-        #: SQLite's writer thread, and the engine its write transactions use (see
-        #: :mod:`maumau.store.appender` and :mod:`maumau.store.writer_thread`)
+        #: SQLite's writer thread (see :mod:`maumau.store.appender` and
+        #: :mod:`maumau.store.writer_thread`)
         self._appender = None if path is None else SqliteAppender(path, self._url)
-        self._sync_writer: Engine | None = None if path is None else sqlite_writer(path)
         #: group commit: on SQLite the writer thread runs it
         self._group: Committer = self._appender or GroupCommit(
             self._append_batch,
@@ -100,9 +99,6 @@ class Store:
         used afterwards)."""
         await self._group.close()
         if self._appender is not None:
-            sync_writer = self._sync_writer
-            if sync_writer is not None:
-                await self._appender.run(sync_writer.dispose)
             await self._appender.stop()
         await self._engine.dispose()
 
@@ -353,12 +349,12 @@ class Store:
         """A write transaction.  On SQLite this runs on the writer thread (every
         method using it is :func:`on_writer_thread`), which writes one transaction at
         a time, so none waits in SQLite's busy handler."""
-        if self._sync_writer is None:
+        if self._appender is None:
             async with self._guard(), self._writer.begin() as conn:
                 yield conn
             return
         async with self._guard():
-            with self._sync_writer.begin() as sync_conn:
+            with self._appender.engine.begin() as sync_conn:
                 yield cast(AsyncConnection, Immediate(sync_conn))
 
     @asynccontextmanager
