@@ -36,7 +36,7 @@ class Socket:
 
 
 def connection(socket: Socket, queue_size: int = 8) -> Connection:
-    return Connection(socket, TokenBucket(10, 20), queue_size)  # type: ignore[arg-type]
+    return Connection(socket, TokenBucket(10, 20), queue_size, socket.send)  # type: ignore[arg-type]
 
 
 async def settle(condition: Any, turns: int = 50) -> None:

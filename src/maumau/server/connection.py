@@ -27,16 +27,13 @@ class Connection:
     :meth:`writer` works off, so that one slow client never holds up a table; a client
     that falls too far behind is closed."""
 
-    def __init__(
-        self, ws: WebSocket, limiter: TokenBucket, queue_size: int, send: Send | None = None
-    ) -> None:
+    def __init__(self, ws: WebSocket, limiter: TokenBucket, queue_size: int, send: Send) -> None:
         """``send``: the server's own ASGI ``send`` for the socket, which skips
         Starlette's checks and wrappers for every frame (about 3% of the server's time
-        per move; a closed socket shows up as the send's error all the same); else
-        ``ws.send``."""
+        per move; a closed socket shows up as the send's error all the same)."""
         self.ws = ws
         # (_write_now drives the coroutine it returns by hand)
-        self._send = cast(SendCoroutine, ws.send if send is None else send)
+        self._send = cast(SendCoroutine, send)
         self.limiter = limiter
         self.queue: asyncio.Queue[str | _Waiting | None] = asyncio.Queue(queue_size)
         self.greeted = False
