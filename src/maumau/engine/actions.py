@@ -188,6 +188,18 @@ def draw_action(count: int) -> Draw:
     return DRAWS[count] if count < len(DRAWS) else Draw(count)
 
 
+def play_action(card: int, suit: int | None = None, call: str | None = None) -> Play:
+    """The interned ``Play(card, suit, call)``: a server keeps every move of every live
+    game, and one shared object per play is one object less per move."""
+    if call not in CALLS:
+        raise ValueError(f"call must be None, 'mau' or 'maumau', not {call!r}")
+    if suit is None:
+        return PLAYS[CALLS.index(call)][card]
+    if suit not in (0, 1, 2, 3):
+        return Play(card, suit, call)  # raises bad_suit
+    return JACK_PLAYS[CALLS.index(call)][card][suit]
+
+
 def parse_action(text: str) -> Action:
     """Read the notation written by ``str(action)``: ``play JC>H mau``, ``draw``, ``pass``..."""
     words = text.split()

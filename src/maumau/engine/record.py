@@ -27,7 +27,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from maumau.engine.actions import MAU, MAUMAU, Action, Catch, Draw, Pass, Play
+from maumau.engine.actions import (
+    MAU,
+    MAUMAU,
+    PASS,
+    Action,
+    Catch,
+    draw_action,
+    play_action,
+)
 from maumau.engine.cards import parse_card, parse_suit
 from maumau.engine.errors import EngineError
 from maumau.engine.game import Layout
@@ -317,11 +325,11 @@ def _action(value: Any, where: str) -> tuple[int, Action]:
         count = _integer(arg, f"{where}.draw")
         if count < 0:
             _fail(f"{where}.draw", f"must be 0 or more, not {count}")
-        return seat, Draw(count)
+        return seat, draw_action(count)
     if verb == "pass":
         if arg is not True:
             _fail(f"{where}.pass", f"must be true, not {_show(arg)}")
-        return seat, Pass()
+        return seat, PASS
     if verb == "catch":
         return seat, Catch(_integer(arg, f"{where}.catch"))
     code = _string(arg, f"{where}.play")
@@ -332,7 +340,7 @@ def _action(value: Any, where: str) -> tuple[int, Action]:
     if suit is not None:
         suit = _string(suit, f"{where}.suit")
     try:
-        return seat, Play(parse_card(code), None if suit is None else parse_suit(suit), call)
+        return seat, play_action(parse_card(code), None if suit is None else parse_suit(suit), call)
     except EngineError as exc:
         data = {"seat": seat, "play": code, "suit": suit, "call": call}
         data = {k: v for k, v in data.items() if v is not None}
