@@ -247,14 +247,14 @@ class Referee:
             await self.store.append(table.id, [step], self.clock())
         except asyncio.CancelledError:
             # the commit finished (or failed) all the same: find out which
-            table.rebuild(list(table.steps))
+            table.rebuild(table.steps())
             with contextlib.suppress(BaseException):
                 await self.reload()
             raise
         except StoreError as exc:
             await self.failed(exc)
         except BaseException:  # crashed mid-commit: undo, then let it go on
-            table.rebuild(list(table.steps))
+            table.rebuild(table.steps())
             raise
         table.committed(step)
 
@@ -262,12 +262,12 @@ class Referee:
         """Undo a step the store refused, and say why."""
         table = self.table
         if isinstance(exc, SeqConflict):
-            table.rebuild(list(table.steps))
+            table.rebuild(table.steps())
             await self.reload()
             raise ServerError(
                 "conflict", "another server process changed this game first; try again"
             )
-        table.rebuild(list(table.steps))
+        table.rebuild(table.steps())
         log.warning("table %s: a step could not be stored: %s", table.id, exc)
         raise ServerError(
             "store_unavailable", "the database cannot be reached; nothing was changed"
@@ -283,9 +283,9 @@ class Referee:
         finished = game is not None and game.finished
         try:
             row = await self.store.game(table.id) if table_too else None
-            steps = await self.store.steps(table.id, len(table.steps) - 1)
+            steps = await self.store.steps(table.id, table.step_count - 1)
         except StoreError:
-            table.rebuild(list(table.steps))
+            table.rebuild(table.steps())
             return
         if row is not None and table.adopt(row):
             if table.status == "closed":
@@ -317,7 +317,7 @@ class Referee:
             for step in steps:
                 table.accept(step)
         except (ValueError, EngineError):
-            table.rebuild([*table.steps, *[s for s in steps if s.seq >= len(table.steps)]])
+            table.rebuild([*table.steps(), *[s for s in steps if s.seq >= table.step_count]])
 
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed this table: catch up soon (at most one catch-up
