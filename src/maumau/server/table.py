@@ -75,18 +75,21 @@ def read_action(seat: int, data: dict[str, Any], rules: Rules) -> Action:
     return action
 
 
-def pack_step(step: StepRow) -> bytes:
+def pack_step(step: StepRow) -> str:
     """A committed step as a table keeps it: its kind, data and client id as JSON.
 
     A live table holds every step of its game (hundreds), and the server holds hundreds
-    of tables.  As bytes they are not objects the cycle collector has to walk: kept as
+    of tables.  As text they are not objects the cycle collector has to walk: kept as
     rows, they were a quarter of what each of its collections walked and made them come
     more often (``docs/performance.md``).  The data reads back as it would from the
-    store, which also keeps it as JSON; the store's timestamp is not kept."""
-    return orjson.dumps((step.kind, step.data, step.client_id), option=orjson.OPT_NON_STR_KEYS)
+    store, which also keeps it as JSON; the store's timestamp is not kept.  (Text, not
+    orjson's bytes: each of those keeps the allocation it was written into, about
+    4 KiB, where the text copy is its own size.)"""
+    packed = orjson.dumps((step.kind, step.data, step.client_id), option=orjson.OPT_NON_STR_KEYS)
+    return packed.decode()
 
 
-def unpack_step(seq: int, packed: bytes) -> StepRow:
+def unpack_step(seq: int, packed: str) -> StepRow:
     kind, data, client_id = orjson.loads(packed)
     return StepRow(seq, kind, data, client_id)
 
@@ -111,7 +114,7 @@ class Table:
         self.max_seats = max_seats(self.rules)
         self.game: Game | None = None
         #: every committed step, in order, packed by :func:`pack_step` (see :meth:`steps`)
-        self.packed: list[bytes] = []
+        self.packed: list[str] = []
         #: seat -> client action id -> the version after that action
         self.recent: dict[int, OrderedDict[str, int]] = {}
         #: human seats a computer player is playing for right now
