@@ -536,6 +536,21 @@ async def test_appends_made_together_share_commits(store: Store) -> None:
         assert row is not None and row.last_active_at == 102.0
 
 
+async def test_groups_larger_than_one_statement_are_written_whole(store: Store) -> None:
+    # SQLite binds at most 999 values per statement: 166 steps, or 333 games touched
+    await store.create_game(game_row("long"))
+    await store.append("long", [step(seq, n=seq) for seq in range(400)], now=5.0)
+    assert [s.data["n"] for s in await store.steps("long")] == list(range(400))
+    ids = [f"g{n}" for n in range(400)]
+    for game_id in ids:
+        await store.create_game(game_row(game_id))
+    await asyncio.gather(*(store.append(g, [step(0, game=g)], now=7.0) for g in ids))
+    for game_id in ids:
+        assert [s.data["game"] for s in await store.steps(game_id)] == [game_id]
+        row = await store.game(game_id)
+        assert row is not None and row.last_active_at == 7.0
+
+
 async def test_a_refused_append_in_a_group_fails_alone(store: Store) -> None:
     for game_id in ("g1", "g2", "g3"):
         await store.create_game(game_row(game_id))

@@ -42,10 +42,27 @@ from maumau.store.rows import StepRow
 
 T = TypeVar("T")
 
-_TOUCH = "UPDATE games SET last_active_at = ? WHERE id = ?"
-_INSERT = (
-    "INSERT INTO steps (game_id, seq, kind, data, client_id, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-)
+#: bound parameters per statement: SQLite's limit before 3.32 (32,766 since)
+_MAX_PARAMS = 999
+
+
+def _touch(touches: list[tuple[float, str]]) -> tuple[str, list[Any]]:
+    """One ``UPDATE`` that sets ``last_active_at`` for every ``(time, game id)``."""
+    whens = " ".join(["WHEN ? THEN ?"] * len(touches))
+    marks = ", ".join(["?"] * len(touches))
+    sql = f"UPDATE games SET last_active_at = CASE id {whens} END WHERE id IN ({marks})"
+    return sql, [v for t, g in touches for v in (g, t)] + [g for _, g in touches]
+
+
+def _insert(rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
+    """One ``INSERT`` of every row of ``steps``."""
+    marks = ", ".join(["(?, ?, ?, ?, ?, ?)"] * len(rows))
+    sql = f"INSERT INTO steps (game_id, seq, kind, data, client_id, created_at) VALUES {marks}"
+    return sql, [v for row in rows for v in row]
+
+
+def _chunks(items: list[Any], size: int) -> list[list[Any]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 def _json(data: dict[str, Any]) -> str:
@@ -174,10 +191,13 @@ class SqliteAppender:
         conn = self._connection()
         try:
             conn.execute("BEGIN IMMEDIATE")
-            touched = conn.executemany(_TOUCH, touches).rowcount
+            touched = 0
+            for chunk in _chunks(touches, _MAX_PARAMS // 3):
+                touched += conn.execute(*_touch(chunk)).rowcount
             if alone and touched == 0:
                 raise UnknownGame(f"no game {touches[0][1]!r}")
-            conn.executemany(_INSERT, values)
+            for chunk in _chunks(values, _MAX_PARAMS // 6):
+                conn.execute(*_insert(chunk))
             conn.execute("COMMIT")
         except BaseException as exc:
             if conn.in_transaction:
