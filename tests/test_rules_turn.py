@@ -380,3 +380,39 @@ def test_the_round_cannot_get_stuck() -> None:
             assert acts, f"seed {seed}: nothing legal for seat {game.round.to_move}"
             game.apply(acts[0])  # play whatever fits first, else draw, else pass
         assert game.round_over
+
+
+@pytest.mark.parametrize("preset", ["penalty-100", "gamerules", "traditional"])
+def test_a_round_lists_shared_pairs_of_equal_actions(preset: str) -> None:
+    """Each (seat, action) pair a round lists is one shared object per value, whatever
+    object the action was applied as: a server keeps every pair of every live game."""
+    from maumau.engine import Catch, Draw, Pass, Play, Rules
+    from maumau.engine.actions import Action
+
+    def fresh(action: Action) -> Action:  # an equal action that is not the interned one
+        if isinstance(action, Play):
+            return Play(action.card, action.suit, action.call)
+        if isinstance(action, Draw):
+            return Draw(action.count)
+        if isinstance(action, Catch):
+            return Catch(action.target)
+        return Pass()
+
+    rng = random.Random(5)
+    game = Game(Rules.from_preset(preset), ["A", "B", "C"])
+    pairs = []
+    for deal in range(3):
+        game.deal(deal)
+        applied = []
+        while not game.round_over:
+            seat = game.to_move
+            action = fresh(rng.choice(game.legal_actions(seat)))
+            game.apply(action, seat)
+            applied.append((seat, action))
+        assert game.round.actions == applied  # equal values, in order
+        assert all(p[1] is not a for p, (_, a) in zip(game.round.actions, applied, strict=True))
+        pairs += game.round.actions
+        if game.finished:
+            break
+    assert len(set(pairs)) < len(pairs)  # some repeat, so sharing is tested
+    assert len({id(p) for p in pairs}) == len(set(pairs))

@@ -183,6 +183,25 @@ JACK_PLAYS: tuple[tuple[tuple[Play, ...], ...], ...] = tuple(
 )
 DRAWS: tuple[Draw, ...] = tuple(Draw(n) for n in range(160))
 
+#: the most seats a game has (a 52-card deck)
+MAX_SEATS = 8
+
+# A round lists its actions as ``(seat, action)`` pairs.  These are made once, for each
+# seat and interned action, so that a round keeps no pair objects of its own (a server
+# holds every action of hundreds of live games, and the cycle collector walks each
+# object it keeps): SEATED_PLAYS[seat][call_index][card],
+# SEATED_JACK_PLAYS[seat][call_index][card][suit], SEATED_DRAWS[seat][count].
+SEATED_PLAYS: tuple[tuple[tuple[tuple[int, Play], ...], ...], ...] = tuple(
+    tuple(tuple((seat, p) for p in plays) for plays in PLAYS) for seat in range(MAX_SEATS)
+)
+SEATED_JACK_PLAYS: tuple[tuple[tuple[tuple[tuple[int, Play], ...], ...], ...], ...] = tuple(
+    tuple(tuple(tuple((seat, p) for p in suits) for suits in by_card) for by_card in JACK_PLAYS)
+    for seat in range(MAX_SEATS)
+)
+SEATED_DRAWS: tuple[tuple[tuple[int, Draw], ...], ...] = tuple(
+    tuple((seat, d) for d in DRAWS) for seat in range(MAX_SEATS)
+)
+
 
 def draw_action(count: int) -> Draw:
     return DRAWS[count] if count < len(DRAWS) else Draw(count)

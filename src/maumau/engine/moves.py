@@ -12,7 +12,20 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from maumau.engine.actions import DRAWS, PASS, Action, Catch, Draw, Pass, Play, draw_action
+from maumau.engine.actions import (
+    CALLS,
+    DRAWS,
+    MAX_SEATS,
+    PASS,
+    SEATED_DRAWS,
+    SEATED_JACK_PLAYS,
+    SEATED_PLAYS,
+    Action,
+    Catch,
+    Draw,
+    Pass,
+    Play,
+)
 from maumau.engine.cards import ACE, CODES, EIGHT, JACK, NINE, SEVEN, SUIT_NAMES, SUITS
 from maumau.engine.errors import IllegalAction
 from maumau.engine.table import MAU_AUTO, MAU_CATCH, Table
@@ -22,7 +35,10 @@ STEP_NAMES = ("play", "drawn", "wait", "over")
 
 #: call index due when ``n`` cards are left after a play: 2 "maumau", 1 "mau", 0 none
 CALL_INDEX = (2, 1) + (0,) * 60
-CATCHES = tuple(Catch(s) for s in range(8))
+CATCHES = tuple(Catch(s) for s in range(MAX_SEATS))
+#: the ``(seat, action)`` pairs of passes and catches (see ``SEATED_PLAYS``)
+SEATED_PASS = tuple((seat, PASS) for seat in range(MAX_SEATS))
+SEATED_CATCHES = tuple(tuple((seat, c) for c in CATCHES) for seat in range(MAX_SEATS))
 
 # The public log: tuples whose first item says what happened.
 #   ("play", seat, card, suit|-1, call)    ("draw", seat, count)
@@ -149,7 +165,7 @@ class Moves:
                 f"seat {self.catchable} played its last card without 'Mau Mau': seat "
                 f"{seat} may only pass (accept) or catch seat {self.catchable}",
             )
-        self.actions.append((seat, PASS))
+        self.actions.append(SEATED_PASS[seat])
         self.log.append(("pass", seat))
         self._finish(self.catchable)
 
@@ -193,7 +209,11 @@ class Moves:
             self.turn = (seat + direction) % self.n
         call = action.call
         self.log.append(("play", seat, card, -1 if suit is None else suit, call))
-        self.actions.append((seat, action))
+        ci = CALLS.index(call)
+        if suit is None:
+            self.actions.append(SEATED_PLAYS[seat][ci][card])
+        else:
+            self.actions.append(SEATED_JACK_PLAYS[seat][ci][card][suit])
         mode = t.mau_mode
         if not mode:
             if not hand:
@@ -275,7 +295,7 @@ class Moves:
             self.catchable = -1
             self._log_draw("draw", seat, self._draw(seat, due))
             self.turn = (seat + self.direction) % self.n
-            self.actions.append((seat, draw_action(due)))
+            self.actions.append(SEATED_DRAWS[seat][due] if due < len(DRAWS) else (seat, Draw(due)))
             return
         if not avail:
             raise IllegalAction("cannot_draw", f"there is no card left to draw for seat {seat}")
@@ -293,7 +313,7 @@ class Moves:
         self.hands[seat] |= 1 << card
         self.private.append((len(self.log), seat, (card,)))
         self.log.append(("draw", seat, 1))
-        self.actions.append((seat, DRAWS[1]))
+        self.actions.append(SEATED_DRAWS[seat][1])
         if self.match >> card & 1:
             self.step = DRAWN
             self.drawn = card
@@ -313,7 +333,7 @@ class Moves:
         self.catchable = -1
         self.turn = (seat + self.direction) % self.n
         self.log.append(("pass", seat))
-        self.actions.append((seat, PASS))
+        self.actions.append(SEATED_PASS[seat])
 
     def _catch(self, seat: int, target: int) -> None:
         if not 0 <= seat < self.n:
@@ -333,7 +353,7 @@ class Moves:
         self.catchable = -1
         self.log.append(("catch", seat, target))
         self._log_draw("penalty", target, self._draw(target, self.t.penalty_cards))
-        self.actions.append((seat, CATCHES[target]))
+        self.actions.append(SEATED_CATCHES[seat][target])
         if self.step == WAIT:
             if self.hands[target]:
                 self.step = PLAY
