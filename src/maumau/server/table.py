@@ -166,7 +166,9 @@ class Table:
         self.packed.append(pack_step(step))
 
     def remember(self, seat: int, client_id: str, version: int) -> None:
-        recent = self.recent.setdefault(seat, OrderedDict())
+        recent = self.recent.get(seat)
+        if recent is None:  # (not setdefault: that would make a dict on every move)
+            recent = self.recent[seat] = OrderedDict()
         recent[client_id] = version
         while len(recent) > RECENT_IDS:
             recent.popitem(last=False)
