@@ -37,7 +37,7 @@ from sqlalchemy import Engine
 
 from maumau.store.connect import SQLITE_PRAGMAS, sqlite_writer
 from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
-from maumau.store.group import settle, wait_settled
+from maumau.store.group import latest_times, settle, wait_settled
 from maumau.store.rows import StepRow
 
 T = TypeVar("T")
@@ -147,11 +147,9 @@ class SqliteAppender:
 
     def _commit(self, batch: list[_Append]) -> int:
         """Write ``batch``; set each append's ``failure``; return the commits made."""
-        latest: dict[str, float] = {}
-        for item in batch:
-            latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+        touches = [(t, g) for g, t in latest_times(batch).items()]
         try:
-            self._write([(t, g) for g, t in latest.items()], [v for i in batch for v in i.values])
+            self._write(touches, [v for i in batch for v in i.values])
             return 1
         except sqlite3.IntegrityError:
             pass  # nothing of it was written: each alone, for each its own answer

@@ -19,7 +19,7 @@ This is the group commit of PostgreSQL; on SQLite the writer thread runs its own
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -60,6 +60,24 @@ async def wait_settled(item: Settles) -> None:
         if item.done.done() and not item.done.cancelled():
             item.done.exception()  # seen: the cancellation is what is passed on
         raise
+
+
+class Touching(Protocol):
+    """An append as far as ``last_active_at`` goes: its game and its time."""
+
+    @property
+    def game_id(self) -> str: ...
+
+    @property
+    def now(self) -> float: ...
+
+
+def latest_times(batch: Iterable[Touching]) -> dict[str, float]:
+    """Each game of a group and its latest append's time (its new ``last_active_at``)."""
+    latest: dict[str, float] = {}
+    for item in batch:
+        latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+    return latest
 
 
 def settle(item: Settles, failure: BaseException | None) -> None:

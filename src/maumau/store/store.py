@@ -29,7 +29,7 @@ from maumau.store.errors import (
     StoreUnavailable,
     UnknownGame,
 )
-from maumau.store.group import Append, Committer, GroupCommit
+from maumau.store.group import Append, Committer, GroupCommit, latest_times
 from maumau.store.migrate import upgrade
 from maumau.store.notify import Listener, announce, listen_dsn, notify
 from maumau.store.rows import (
@@ -315,9 +315,7 @@ class Store:
 
     async def _append_batch(self, batch: Sequence[Append]) -> None:
         """Every append of ``batch`` in one transaction (an integrity error: none)."""
-        latest: dict[str, float] = {}
-        for item in batch:
-            latest[item.game_id] = max(item.now, latest.get(item.game_id, item.now))
+        latest = latest_times(batch)
         rows = [r for item in batch for r in queries.step_rows(item.game_id, item.steps, item.now)]
         async with self._write() as conn:
             await conn.execute(
