@@ -8,6 +8,7 @@ import socket
 import sqlite3
 import threading
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from maumau.store import (
     GameExists,
     GameRow,
     SeatRow,
+    SeatsChanged,
     SeqConflict,
     StepRow,
     Store,
@@ -234,6 +236,24 @@ async def test_replace_seats_replaces_all_seats_and_the_host(store: Store) -> No
     with pytest.raises(ValueError, match="repeat"):
         await store.replace_seats("g1", [new_seats[0], new_seats[0]], host=0)
     assert [s.seq for s in await store.steps("g1")] == [0]  # steps untouched
+
+
+async def test_replace_seats_with_expected_seats_is_compare_and_set(store: Store) -> None:
+    await store.create_game(game_row(seats=SEATS[:1]))
+    await store.replace_seats("g1", SEATS[:2], host=0, expected=SEATS[:1])  # one added
+    await store.replace_seats("g1", SEATS, host=0, expected=SEATS[:2])
+    game = await store.game("g1")
+    assert game is not None and game.seats == SEATS
+    with pytest.raises(SeatsChanged):  # the caller had not seen the third seat
+        await store.replace_seats("g1", [*SEATS[:2], SEATS[2]], host=1, expected=SEATS[:2])
+    game = await store.game("g1")
+    assert game is not None and (game.seats, game.host) == (SEATS, 0)  # nothing changed
+    renamed = (SeatRow(0, "Jo", "human", None, "c" * 64), replace(SEATS[2], position=1))
+    await store.replace_seats("g1", renamed, host=1, expected=SEATS)  # seats removed
+    game = await store.game("g1")
+    assert game is not None and (game.seats, game.host) == (renamed, 1)
+    with pytest.raises(UnknownGame):
+        await store.replace_seats("nope", SEATS, host=0, expected=())
 
 
 async def test_status_touch_ids_and_idle_games(store: Store) -> None:

@@ -231,18 +231,18 @@ class Store:
         """
         check_seats(seats)
         async with self._write() as conn:
+            # first, so that on PostgreSQL the game's row is locked against other editors
+            await queries.update_game(conn, game_id, host=host)
+            kept = 0  # how many stored seats stay as they are
             if expected is not None:
-                found = await conn.execute(
-                    select(games.c.id).where(games.c.id == game_id).with_for_update()
-                )
-                if found.first() is None:
-                    raise UnknownGame(f"no game {game_id!r}")
                 stored = await queries.seats(conn, game_id)
                 if stored != tuple(expected):
                     raise SeatsChanged(f"game {game_id!r}: the seats changed meanwhile")
-            await queries.update_game(conn, game_id, host=host)
-            await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
-            await queries.insert_seats(conn, game_id, seats)
+                if tuple(seats[: len(stored)]) == stored:  # seats added at the end
+                    kept = len(stored)
+            if kept == 0:
+                await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
+            await queries.insert_seats(conn, game_id, seats[kept:])
             await self._notify(conn, [game_id])
 
     @on_writer_thread
