@@ -23,6 +23,7 @@ from maumau.engine import (
     parse_action,
     parse_card,
 )
+from maumau.engine.jsontext import dumps_json
 from maumau.engine.record import (
     FORMAT,
     Record,
@@ -30,7 +31,6 @@ from maumau.engine.record import (
     RecordRound,
     UnreadableAction,
     UnreadableLayout,
-    dumps_json,
     parse_record,
 )
 from maumau.engine.replay import (

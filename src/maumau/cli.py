@@ -24,8 +24,9 @@ from maumau.cli_load import add_commands as add_load_commands
 from maumau.cli_options import rules_from_args
 from maumau.cli_serve import add_commands as add_serve_commands
 from maumau.engine.errors import EngineError
+from maumau.engine.jsontext import dumps_json
 from maumau.engine.options import PRESETS
-from maumau.engine.record import Record, RecordFormatError, dumps_json, parse_record
+from maumau.engine.record import Record, RecordFormatError, parse_record
 from maumau.engine.replay import replay_report
 from maumau.engine.verify import verify_report
 

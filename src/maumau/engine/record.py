@@ -39,6 +39,7 @@ from maumau.engine.actions import (
 from maumau.engine.cards import parse_card, parse_suit
 from maumau.engine.errors import EngineError
 from maumau.engine.game import Layout
+from maumau.engine.jsontext import dumps_json
 
 FORMAT = "maumau-record/1"
 VERBS = ("play", "draw", "pass", "catch")
@@ -164,37 +165,6 @@ class Record:
     def dumps(self) -> str:
         """The record as JSON text in the project's stable layout."""
         return dumps_json(self.to_json())
-
-
-# --- stable JSON text ---------------------------------------------------------------
-
-
-def dumps_json(value: Any, width: int = 100) -> str:
-    """JSON text with a stable layout: a container of scalars (a hand, a draw pile) goes
-    on one line; so does any other container that fits in ``width``, except an array of
-    objects (rounds, actions), which has one item per line."""
-    return _pretty(value, 0, width) + "\n"
-
-
-def _pretty(value: Any, indent: int, width: int) -> str:
-    flat = json.dumps(value, ensure_ascii=False)
-    if not isinstance(value, dict | list) or not value:
-        return flat
-    items = list(value.values() if isinstance(value, dict) else value)
-    if not any(isinstance(v, dict | list) for v in items):
-        return flat
-    objects = isinstance(value, list) and any(isinstance(v, dict) for v in items)
-    if indent + len(flat) <= width and not objects:
-        return flat
-    pad = " " * (indent + 2)
-    if isinstance(value, dict):
-        parts = [
-            f"{pad}{json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent + 2, width)}"
-            for k, v in value.items()
-        ]
-        return "{\n" + ",\n".join(parts) + "\n" + " " * indent + "}"
-    parts = [pad + _pretty(v, indent + 2, width) for v in value]
-    return "[\n" + ",\n".join(parts) + "\n" + " " * indent + "]"
 
 
 # --- reading ------------------------------------------------------------------------
