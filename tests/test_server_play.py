@@ -943,6 +943,32 @@ def test_idle_lobby_closes_and_connected_socket_keeps_it_open(tmp_path: Path) ->
         assert reply.status_code == 410 and reply.json()["error"]["code"] == "table_closed"
 
 
+def test_finished_table_leaves_memory_and_is_served_again_from_the_store(tmp_path: Path) -> None:
+    with make_client(tmp_path, sweep_seconds=0.1, unload_seconds=0.5) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        game_id, ana = create_table(client, "Ana", "standard", grace_seconds=0)
+        add_bot(client, game_id, ana)
+        start(client, game_id, ana)  # Ana never connects: her stand-in plays for her
+        wait_for_status(client, game_id, "finished")
+        record = client.get(f"/api/games/{game_id}/record").json()
+        info = game_info(client, game_id)
+        deadline = time.monotonic() + 30
+        while game_id in hub.referees:
+            assert time.monotonic() < deadline, "the finished table stayed in memory"
+            time.sleep(0.05)
+        # loaded again when asked for, unchanged
+        assert client.get(f"/api/games/{game_id}/record").json() == record
+        again = game_info(client, game_id)
+        for seat in (*info["seats"], *again["seats"]):  # presence is live, not stored
+            del seat["stand_in"]
+        assert again == info
+        with connected(client, game_id, ana) as ws:
+            state = until(ws, is_state)[-1]
+            assert state["view"]["finished"] and state["legal"] == []
+        reply = client.post(f"/api/games/{game_id}/rematch", headers=auth(ana))
+        assert reply.status_code == 200, reply.text
+
+
 # --- catch mode ---------------------------------------------------------------------------------
 
 

@@ -30,7 +30,7 @@ class ServerConfig:
     #: how often idle tables are looked for, in seconds
     sweep_seconds: float = 60.0
     #: a finished table with nobody connected leaves memory after this many seconds
-    unload_seconds: float = 600.0
+    unload_seconds: float = 60.0
     #: messages waiting for one slow client before the server gives up on it
     send_queue: int = 512
     web_dir: Path = WEB_DIR
