@@ -9,10 +9,12 @@ no test asserts on how long something took.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -952,10 +954,17 @@ def test_finished_table_leaves_memory_and_is_served_again_from_the_store(tmp_pat
         wait_for_status(client, game_id, "finished")
         record = client.get(f"/api/games/{game_id}/record").json()
         info = game_info(client, game_id)
-        deadline = time.monotonic() + 30
-        while game_id in hub.referees:
-            assert time.monotonic() < deadline, "the finished table stayed in memory"
-            time.sleep(0.05)
+        live = weakref.ref(hub.referees[game_id].table)
+        gc.collect()
+        gc.disable()  # freed by reference counting alone, not by the cycle collector
+        try:
+            deadline = time.monotonic() + 30
+            while live() is not None:
+                assert time.monotonic() < deadline, "the finished table stayed in memory"
+                time.sleep(0.05)
+        finally:
+            gc.enable()
+        assert game_id not in hub.referees
         # loaded again when asked for, unchanged
         assert client.get(f"/api/games/{game_id}/record").json() == record
         again = game_info(client, game_id)

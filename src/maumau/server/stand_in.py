@@ -15,7 +15,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, cast
 
 from maumau.bots import Bot, make_bot
 from maumau.engine import Game
@@ -34,7 +35,10 @@ class StandIn:
     """Schedules the moves nobody at a keyboard makes."""
 
     def __init__(self, referee: Referee) -> None:
-        self.referee = referee
+        # weakly: the referee owns its stand-in, and a strong reference back would be a
+        # cycle that keeps an unloaded table, whole game and all, in memory until the
+        # cycle collector's next full collection (minutes apart on a busy server)
+        self.referee: Referee = cast("Referee", weakref.proxy(referee))
         self.table = referee.table
         self.bots: dict[tuple[int, str], Bot] = {}
         self.generation = 0
