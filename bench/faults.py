@@ -61,10 +61,8 @@ import contextlib
 import json
 import os
 import random
-import re
 import shutil
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -84,6 +82,8 @@ from rich.table import Table as RichTable
 from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
+from lab.ports import free_port
+from lab.postgres import DURABLE, NO_FSYNC, Cluster, ClusterError, ClusterUnavailable
 from maumau.server.table import Table
 from maumau.store import Store
 
@@ -107,17 +107,8 @@ clock = time.monotonic
 
 
 class CampaignError(Exception):
-    """The campaign could not go on (a server did not start, PostgreSQL failed...)."""
-
-
-class ClusterUnavailable(CampaignError):
-    """No PostgreSQL cluster could be set up here (not installed, or it did not start)."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """The campaign could not go on (a server did not start, the load tool stopped...);
+    PostgreSQL failing is a :class:`lab.postgres.ClusterError`."""
 
 
 # --- HTTP ----------------------------------------------------------------------------------
@@ -244,105 +235,6 @@ class Server:
 
 def health(server: Server) -> tuple[int | None, Any]:
     return http("GET", server.url + "/api/health", timeout=3.0)
-
-
-# --- PostgreSQL ----------------------------------------------------------------------------
-
-
-def _pg_version(path: Path) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", path.parent.name))
-
-
-def pg_bin() -> Path | None:
-    """The newest ``/usr/lib/postgresql/*/bin`` that has initdb (as tests/pg.py finds it)."""
-    bins = [p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "initdb").exists()]
-    return max(bins, key=_pg_version) if bins else None
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster, run as the ``postgres`` user when we are root."""
-
-    def __init__(self, base: Path, durable: bool = True) -> None:
-        found = pg_bin()
-        if found is None:
-            raise ClusterUnavailable(
-                "PostgreSQL server not installed (apt-get install -y postgresql)"
-            )
-        self.bin = found
-        self.base = base
-        self.data = base / "data"
-        self.port = free_port()
-        self.durable = durable
-        self.running = False
-
-    def _run(self, *cmd: str, timeout: float = 120.0) -> None:
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        try:
-            subprocess.run(
-                [*prefix, *cmd],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                timeout=timeout,
-            )
-        except subprocess.CalledProcessError as exc:
-            stderr = exc.stderr.decode(errors="replace").strip() if exc.stderr else ""
-            raise CampaignError(
-                f"{Path(cmd[0]).name} failed ({exc.returncode}): {stderr}"
-            ) from None
-
-    def init(self) -> None:
-        self.base.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(self.base, "postgres", "postgres")
-            os.chmod(self.base, 0o755)
-        self._run(
-            str(self.bin / "initdb"),
-            *("-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"),
-            *("-E", "UTF8", "--locale=C.UTF-8"),
-        )
-
-    def start(self) -> None:
-        options = f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1"
-        if not self.durable:
-            # faster, and still safe for stops of PostgreSQL itself (not of the machine):
-            # a commit has reached the kernel when it returns.  synchronous_commit stays
-            # on: with it off a stop -m immediate loses the last commits.
-            options += " -c fsync=off -c full_page_writes=off"
-        log = str(self.base / "log")
-        self._run(
-            str(self.bin / "pg_ctl"),
-            *("-D", str(self.data), "-l", log, "-w", "-o", options, "start"),
-        )
-        self.running = True
-
-    def stop(self, mode: str = "fast") -> None:
-        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
-        self.running = False
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
-
-    def create_database(self, name: str) -> str:
-        async def create() -> None:
-            import asyncpg
-
-            conn = await asyncpg.connect(self.url(), timeout=10)
-            try:
-                await conn.execute(f'CREATE DATABASE "{name}"')
-            finally:
-                await conn.close()
-
-        asyncio.run(create())
-        return self.url(name)
-
-    def remove(self, keep: bool = False) -> None:
-        """Stop the cluster; delete its files unless ``keep``."""
-        if self.running:
-            with contextlib.suppress(CampaignError, subprocess.TimeoutExpired):
-                self.stop("immediate")
-        if not keep:
-            shutil.rmtree(self.base, ignore_errors=True)
 
 
 # --- the load tool -------------------------------------------------------------------------
@@ -1460,18 +1352,15 @@ def pg_campaign(opts: Options, workdir: Path, say: Say) -> Report:
     report = Report("postgresql")
     rng = random.Random(f"pg-{opts.seed}")
     workdir.mkdir(parents=True, exist_ok=True)
-    if pg_bin() is None:
-        raise ClusterUnavailable("PostgreSQL server not installed (apt-get install -y postgresql)")
-    # its own temporary directory: the postgres user must be able to reach it
-    cluster = Cluster(Path(tempfile.mkdtemp(prefix="faults-pg-")), durable=opts.pg_durable)
+    cluster = Cluster("faults-pg-", DURABLE if opts.pg_durable else NO_FSYNC)
     servers: list[Server] = []
     load: Load | None = None
     try:
         try:
             cluster.init()
             cluster.start()
-        except (CampaignError, OSError, LookupError, subprocess.TimeoutExpired) as exc:
-            log = cluster.base / "log"
+        except (ClusterError, OSError, LookupError, subprocess.TimeoutExpired) as exc:
+            log = cluster.log
             tail = log.read_text(errors="replace")[-500:] if log.exists() else ""
             raise ClusterUnavailable(f"the PostgreSQL cluster did not start: {exc} {tail}") from exc
         url = cluster.create_database("maumau")
@@ -1582,7 +1471,7 @@ def pg_campaign(opts: Options, workdir: Path, say: Say) -> Report:
             load.stop()
         for server in servers:
             server.stop()
-        cluster.remove(keep=opts.keep)
+        cluster.remove("immediate", keep=opts.keep)
         if opts.keep:
             say(f"PostgreSQL cluster kept in {cluster.base} (stopped)")
     return report
@@ -1799,7 +1688,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             try:
                 report = campaign(opts, workdir / name, say)
-            except CampaignError as exc:
+            except (CampaignError, ClusterError) as exc:
                 errors.append(f"{name}: {exc}")
                 console.print(f"[red]{name} campaign failed: {exc}[/]")
                 continue

@@ -44,7 +44,6 @@ every cell ran, 1 when one failed.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import dataclasses
 import json
@@ -53,7 +52,6 @@ import platform
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -70,6 +68,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from lab.ports import free_port
+from lab.postgres import Cluster, ClusterError
 from maumau.loadtest import probe
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,12 +198,6 @@ class WindowMeter:
         return None if t1 <= t0 else round((c1 - c0) / (t1 - t0), 3)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def http_status(url: str, timeout: float = 2.0) -> int | None:
     try:
         with urllib.request.urlopen(url, timeout=timeout) as reply:
@@ -295,108 +289,6 @@ def maumau_server(name: str, work: Path, db_args: list[str]) -> tuple[Service, s
     command += ["--port", str(port), *db_args, *SERVE_LIMITS, "--log-level", "warning"]
     url = f"http://127.0.0.1:{port}"
     return Service(name, command, work / f"{name}.log", ROOT), url
-
-
-# --- PostgreSQL ----------------------------------------------------------------------------
-
-
-def _pg_version(path: Path) -> tuple[int, ...]:
-    return tuple(int(part) for part in re.findall(r"\d+", path.parent.name))
-
-
-def pg_bin() -> Path | None:
-    """The newest ``/usr/lib/postgresql/*/bin`` that has initdb (as tests/pg.py finds it)."""
-    bins = [p for p in Path("/usr/lib/postgresql").glob("*/bin") if (p / "initdb").exists()]
-    return max(bins, key=_pg_version) if bins else None
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster with the default durability settings (fsync on,
-    synchronous_commit on), run as the ``postgres`` user when we are root, on a free
-    port, its socket in its own temporary directory."""
-
-    def __init__(self, base: Path) -> None:
-        found = pg_bin()
-        if found is None:
-            raise BenchError("PostgreSQL server not installed (apt-get install -y postgresql)")
-        self.bin = found
-        self.base = base
-        self.data = base / "data"
-        self.port = free_port()
-        self.running = False
-
-    def _run(self, *cmd: str, timeout: float = 120.0) -> None:
-        prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        try:
-            subprocess.run(
-                [*prefix, *cmd],
-                check=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                timeout=timeout,
-            )
-        except subprocess.CalledProcessError as exc:
-            stderr = exc.stderr.decode(errors="replace").strip() if exc.stderr else ""
-            raise BenchError(f"{Path(cmd[0]).name} failed ({exc.returncode}): {stderr}") from None
-
-    def start(self) -> None:
-        self.base.mkdir(parents=True, exist_ok=True)
-        if os.geteuid() == 0:
-            shutil.chown(self.base, "postgres", "postgres")
-            os.chmod(self.base, 0o755)
-        # --no-sync only skips initdb's own final flush of the new files; the server
-        # itself runs with fsync on
-        self._run(
-            str(self.bin / "initdb"),
-            *("-D", str(self.data), "-A", "trust", "-U", "postgres", "--no-sync"),
-            *("-E", "UTF8", "--locale=C.UTF-8"),
-        )
-        options = f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1"
-        log = str(self.base / "log")
-        self._run(
-            str(self.bin / "pg_ctl"),
-            *("-D", str(self.data), "-l", log, "-w", "-o", options, "start"),
-        )
-        self.running = True
-
-    def postmaster(self) -> int | None:
-        """The pid of the cluster's main process (its children are the backends)."""
-        try:
-            return int((self.data / "postmaster.pid").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            return None
-
-    def url(self, database: str = "postgres") -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
-
-    def sql(self, *statements: str) -> list[Any]:
-        """Run ``statements`` (autocommit); the first column of each one's first row."""
-
-        async def run() -> list[Any]:
-            import asyncpg
-
-            conn = await asyncpg.connect(self.url(), timeout=10)
-            try:
-                return [await conn.fetchval(statement) for statement in statements]
-            finally:
-                await conn.close()
-
-        return asyncio.run(run())
-
-    def settings(self) -> dict[str, str]:
-        names = ("server_version", "fsync", "synchronous_commit", "full_page_writes")
-        names += ("wal_sync_method", "max_connections")
-        values = self.sql(*(f"SHOW {name}" for name in names))
-        return dict(zip(names, (str(v) for v in values), strict=True))
-
-    def remove(self) -> None:
-        if self.running:
-            with contextlib.suppress(BenchError, subprocess.TimeoutExpired):
-                self._run(
-                    str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"
-                )
-            self.running = False
-        shutil.rmtree(self.base, ignore_errors=True)
 
 
 # --- one row of the table ------------------------------------------------------------------
@@ -1153,8 +1045,9 @@ def run(args: argparse.Namespace, console: Console) -> tuple[list[Row], dict[str
                     sqlite_cell(s, row)
                 elif row.part == "pg":
                     if cluster is None:
-                        # its own temporary directory: the postgres user must reach it
-                        cluster = Cluster(Path(tempfile.mkdtemp(prefix="maumau-bench-pg-")))
+                        # PostgreSQL's default durability (fsync on, synchronous_commit on)
+                        cluster = Cluster("maumau-bench-pg-")
+                        cluster.init()
                         cluster.start()
                         info["postgresql"] = cluster.settings()
                         console.print(f"  PostgreSQL settings: {info['postgresql']}")
@@ -1172,8 +1065,15 @@ def run(args: argparse.Namespace, console: Console) -> tuple[list[Row], dict[str
                         console.print("  copying the peer and running npm ci")
                         peer = bgio_prepare(s, args.bgio)
                     bgio_cell(s, row, peer, row.key.split("-")[1])
-            except (BenchError, OSError, ValueError, KeyError, subprocess.SubprocessError) as exc:
-                named = not isinstance(exc, BenchError)
+            except (
+                BenchError,
+                ClusterError,
+                OSError,
+                ValueError,
+                KeyError,
+                subprocess.SubprocessError,
+            ) as exc:
+                named = not isinstance(exc, BenchError | ClusterError)
                 row.failed = f"{type(exc).__name__}: {exc}" if named else str(exc)
             _end_row(row, began)
             console.print(summary(row), highlight=False)
