@@ -1,33 +1,33 @@
-"""``bench/server.py``, the server matrix script: its arithmetic and formatting on
-made-up figures, and one tiny real cell (one SQLite server, 4 tables, 2 s) run as the
-script is run, checked through the JSON it writes."""
+"""``bench/server.py``, the server matrix script (its code: ``bench/lab/matrix/``): its
+arithmetic and formatting on made-up figures, and one tiny real cell (one SQLite server,
+4 tables, 2 s) run as the script is run, checked through the JSON it writes."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from rich.console import Console
 
+from lab.matrix.cli import PARTS, parse_args, plan
+from lab.matrix.rows import (
+    Row,
+    _other,
+    fill_from_bgio,
+    fill_from_ceiling,
+    fill_from_loadtest,
+    rows_from_json,
+    set_ratios,
+    target_lines,
+)
+from lab.matrix.tables import machine_table, markdown_table, results_table
+from lab.paths import portable
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "bench" / "server.py"
-
-
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_server", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_server"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _script()
 
 
 def _loadtest_document(moves_per_second: float, p99: float) -> dict[str, Any]:
@@ -51,12 +51,12 @@ def _loadtest_document(moves_per_second: float, p99: float) -> dict[str, Any]:
 
 def _row(part: str, rate: float | None, compression: bool | None, key: str) -> Any:
     mode = "closed" if rate is None else "offered"
-    return bench.Row(part, key, part, mode, rate, compression, 1000)
+    return Row(part, key, part, mode, rate, compression, 1000)
 
 
 def test_figures_ratios_and_targets() -> None:
     ceiling = _row("ceiling", None, False, "ceiling-closed")
-    bench.fill_from_ceiling(
+    fill_from_ceiling(
         ceiling,
         {
             "msgs_s": 4000,
@@ -73,15 +73,15 @@ def test_figures_ratios_and_targets() -> None:
     )
     assert ceiling.other_cpu_cores == 0.3
     ours = _row("sqlite", None, True, "sqlite-closed-on")
-    bench.fill_from_loadtest(ours, _loadtest_document(1000.0, 40.0))
+    fill_from_loadtest(ours, _loadtest_document(1000.0, 40.0))
     ours.machine_busy_cores = 1.75
-    bench._other(ours)
+    _other(ours)
     assert ours.errors == 1 and ours.errors_outside == 2 and ours.latency_ms["p50"] == 1.23
     assert ours.other_cpu_cores == 0.25
     offered = _row("sqlite", 2000.0, True, "sqlite-rate2000-on")
-    bench.fill_from_loadtest(offered, _loadtest_document(1990.0, 60.0))
+    fill_from_loadtest(offered, _loadtest_document(1990.0, 60.0))
     peer = _row("bgio", None, False, "bgio-memory-250")
-    bench.fill_from_bgio(
+    fill_from_bgio(
         peer,
         {
             "moves_per_s": 2000.0,
@@ -94,30 +94,30 @@ def test_figures_ratios_and_targets() -> None:
         },
     )
     rows = [ceiling, ours, offered, peer]
-    bench.set_ratios(rows)
+    set_ratios(rows)
     assert ours.ratio_to_ceiling == 0.25 and ours.ceiling_key == "ceiling-closed"
     assert peer.ratio_to_ceiling == 0.5
     assert offered.ratio_to_ceiling is None  # no ceiling at that offered rate
-    lines = bench.target_lines(rows, games=250)
+    lines = target_lines(rows, games=250)
     assert any(ln.startswith("MISSED") and "missed by 50%" in ln for ln in lines)
     assert any(ln.startswith("MISSED") and "p99 60.0 ms" in ln for ln in lines)
     console = Console(width=200, record=True)
-    console.print(bench.results_table(rows, "t"))
-    console.print(bench.machine_table(rows))
+    console.print(results_table(rows, "t"))
+    console.print(machine_table(rows))
     text = console.export_text()
     assert "1,000" in text and "20.0 KiB" in text and "0.25" in text and "timeout 1" in text
     assert "(RSS 300 MiB)" in text
-    markdown = bench.markdown_table(rows).splitlines()
+    markdown = markdown_table(rows).splitlines()
     assert len(markdown) == 2 + len(rows)
     assert all(line.count("|") == markdown[0].count("|") for line in markdown)
-    again = bench.rows_from_json({"cells": [row.to_json() for row in rows]})
+    again = rows_from_json({"cells": [row.to_json() for row in rows]})
     assert [r.ratio_to_ceiling for r in again] == [r.ratio_to_ceiling for r in rows]
 
 
 def test_plan_of_the_full_matrix() -> None:
-    args = bench.parse_args(["--ceiling", str(ROOT), "--bgio", str(ROOT), "--quick"])
+    args = parse_args(["--ceiling", str(ROOT), "--bgio", str(ROOT), "--quick"])
     assert (args.duration, args.warmup) == (5.0, 2.0)
-    keys = [row.key for row in bench.plan(args, bench.PARTS)]
+    keys = [row.key for row in plan(args, PARTS)]
     assert keys == [
         "ceiling-closed",
         "ceiling-rate2000",
@@ -131,8 +131,8 @@ def test_plan_of_the_full_matrix() -> None:
         "bgio-memory-250",
         "bgio-flatfile-250",
     ]
-    assert bench.portable(ROOT / "bench" / "x.json") == "bench/x.json"
-    assert not bench.portable("/somewhere/else/deep/x.json").startswith("/")
+    assert portable(ROOT / "bench" / "x.json") == "bench/x.json"
+    assert not portable("/somewhere/else/deep/x.json").startswith("/")
 
 
 def test_one_small_sqlite_cell(tmp_path: Path) -> None:

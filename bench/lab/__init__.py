@@ -5,6 +5,8 @@ each imports its code from here (a script's own folder is on ``sys.path``, so th
 package is ``lab``).  The tests import it too: ``pyproject.toml`` puts ``bench/`` on
 pytest's ``pythonpath``.
 
-- ``ports``, ``postgres``: shared by the scripts (and ``postgres`` by the tests'
-  fixtures): a free port, a throwaway PostgreSQL cluster.
+- ``paths``, ``ports``, ``serve``, ``postgres``: shared by the scripts (and
+  ``postgres`` by the tests' fixtures): the repository's root, a free port, the
+  ``maumau serve`` command line, a throwaway PostgreSQL cluster.
+- ``matrix``: the server matrix (``bench/server.py``).
 """
