@@ -1,5 +1,5 @@
-"""A sample of the fault campaign (``bench/faults.py``): real ``maumau serve``
-processes and the real load tool, with faults.
+"""A sample of the fault campaign (``bench/faults.py``, its code in ``bench/lab/faults/``):
+real ``maumau serve`` processes and the real load tool, with faults.
 
 - SQLite: the server is killed with SIGKILL twice under load and started again on the
   same data.
@@ -17,27 +17,14 @@ its run.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-
-def _campaign() -> ModuleType:
-    """``bench/faults.py``, where the campaign and its checks are defined."""
-    path = Path(__file__).resolve().parent.parent / "bench" / "faults.py"
-    spec = importlib.util.spec_from_file_location("faults", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["faults"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-faults = _campaign()
+from lab.faults.campaigns import pg_campaign, sqlite_campaign
+from lab.faults.options import Options
+from lab.postgres import ClusterUnavailable
 
 
 def _say(text: str) -> None:
@@ -60,7 +47,7 @@ def _assert_nothing_lost(report: Any) -> dict[str, Any]:
 
 
 def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) -> None:
-    opts = faults.Options(
+    opts = Options(
         seed=3,
         kills=2,
         games=3,
@@ -71,7 +58,7 @@ def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) 
         tail=1.0,
         wait_for_load=False,
     )
-    report = faults.sqlite_campaign(opts, tmp_path, _say)
+    report = sqlite_campaign(opts, tmp_path, _say)
     _assert_nothing_lost(report)
     kills = [e for e in report.events if e["kind"] == "kill -9"]
     assert len(kills) == 2 and report.figures["faults"]["restarts"] == 2
@@ -85,7 +72,7 @@ def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) 
 
 
 def test_postgresql_stopped_and_started_under_load(tmp_path: Path) -> None:
-    opts = faults.Options(
+    opts = Options(
         seed=5,
         games=2,
         procs=1,
@@ -100,8 +87,8 @@ def test_postgresql_stopped_and_started_under_load(tmp_path: Path) -> None:
         wait_for_load=False,
     )
     try:
-        report = faults.pg_campaign(opts, tmp_path, _say)
-    except faults.ClusterUnavailable as exc:
+        report = pg_campaign(opts, tmp_path, _say)
+    except ClusterUnavailable as exc:
         pytest.skip(str(exc))
     _assert_nothing_lost(report)
     (stop,) = report.events

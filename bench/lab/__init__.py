@@ -9,4 +9,5 @@ pytest's ``pythonpath``.
   ``postgres`` by the tests' fixtures): the repository's root, a free port, the
   ``maumau serve`` command line, a throwaway PostgreSQL cluster.
 - ``matrix``: the server matrix (``bench/server.py``).
+- ``faults``: the fault campaign (``bench/faults.py``).
 """
