@@ -1,4 +1,5 @@
-"""A sample of the hostile input campaign (``bench/hostile.py``), in-process.
+"""A sample of the hostile input campaign (``bench/hostile.py``, its code in
+``bench/lab/hostile/``), in-process.
 
 The same probes as the campaign, fewer of them and derandomized: hypothesis-generated
 hostile WebSocket messages (random JSON, wrong types, unknown types, text that is not
@@ -14,16 +15,13 @@ error, and every game must be exactly as before.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import logging
 import sqlite3
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -31,22 +29,17 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
+from lab.hostile.builder import Builder
+from lab.hostile.examples import draw_examples
+from lab.hostile.games import Context, GameCtx, seat_of
+from lab.hostile.probes import outcome
+from lab.hostile.protocol import DOCUMENTED
+from lab.hostile.raw_http import raw_requests
+from lab.hostile.schema import case_json, prepare_case, schema_cases
+from lab.hostile.snapshot import differences
+from lab.hostile.verdicts import Tally, judge, judge_http
 from maumau.engine import Rules
 from serverkit import add_bot, auth, create_table, join, make_client, start
-
-
-def _campaign() -> ModuleType:
-    """``bench/hostile.py``, where the probes and their checks are defined."""
-    path = Path(__file__).resolve().parent.parent / "bench" / "hostile.py"
-    spec = importlib.util.spec_from_file_location("hostile", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["hostile"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-hostile = _campaign()
 
 Message = dict[str, Any]
 
@@ -77,7 +70,7 @@ def greet(ws: WebSocketTestSession, game: Any, who: str) -> Message | None:
     """hello as ``who`` ("seatN" or "spectator"; nothing for "fresh"); the first state."""
     if who == "fresh":
         return None
-    token = None if who == "spectator" else game.tokens[hostile.seat_of(who)]
+    token = None if who == "spectator" else game.tokens[seat_of(who)]
     ws.send_json({"type": "hello", "token": token})
     assert receive(ws)["type"] == "welcome"
     while True:
@@ -118,7 +111,7 @@ def try_running_game(
             add_bot(client, game_id, host, "random")
         else:
             tokens[seat] = join(client, game_id, f"Human {seat}")[1]
-    game = hostile.GameCtx(key, game_id, "playing", Rules.from_dict({"preset": preset}), tokens)
+    game = GameCtx(key, game_id, "playing", Rules.from_dict({"preset": preset}), tokens)
 
     def human_turn(state: Message) -> bool:
         view = state["view"]
@@ -169,7 +162,7 @@ def finished_game(client: TestClient) -> Any:
     """A single deal against a computer player, played to its end."""
     game_id, host = create_table(client, preset="standard", grace_seconds=None)
     add_bot(client, game_id, host, "random")
-    game = hostile.GameCtx(
+    game = GameCtx(
         "finished", game_id, "finished", Rules.from_dict({"preset": "standard"}), {0: host}
     )
     ids: list[str] = []
@@ -212,11 +205,11 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         }
         lobby_id, host = create_table(client)
         guest = join(client, lobby_id, "Guest")[1]
-        games["lobby"] = hostile.GameCtx(
+        games["lobby"] = GameCtx(
             "lobby", lobby_id, "lobby", Rules.from_dict({"preset": "penalty-100"}),
             {0: host, 1: guest},
         )  # fmt: skip
-        yield Arena(client, hostile.Context(games, strangers), data / "maumau.sqlite3")
+        yield Arena(client, Context(games, strangers), data / "maumau.sqlite3")
 
 
 def snapshot(arena: Arena) -> dict[str, Any]:
@@ -266,7 +259,7 @@ def unchanged(arena: Arena) -> Iterator[None]:
     assert before["four-humans"]["rows"][2], "the running game has steps"
     yield
     after = snapshot(arena)
-    assert hostile.differences(before, after) == []
+    assert differences(before, after) == []
 
 
 def failures(tally: Any) -> str:
@@ -294,7 +287,7 @@ def exchange(ws: WebSocketTestSession, probe: Any) -> tuple[list[Message], str]:
 
 
 def run_probes(arena: Arena, probes: list[Any]) -> Any:
-    tally = hostile.Tally()
+    tally = Tally()
     ctx = arena.ctx
     with contextlib.ExitStack() as stack:
         peers: dict[tuple[str, str], WebSocketTestSession] = {}
@@ -312,13 +305,13 @@ def run_probes(arena: Arena, probes: list[Any]) -> Any:
                 verdict = "unanswered" if not replies else "extra-replies"
                 answer = "+".join(r["type"] for r in replies) or "nothing"
             else:
-                verdict, answer = hostile.judge(ctx, probe, replies[0])
+                verdict, answer = judge(ctx, probe, replies[0])
             tally.add(probe.category, verdict, answer, probe.describe())
     return tally
 
 
 def test_hostile_websocket_messages(arena: Arena) -> None:
-    builder = hostile.Builder(arena.ctx, live=False)
+    builder = Builder(arena.ctx, live=False)
     probes = builder.draw_probes(WS_PROBES)  # derandomized: the same every run
     assert len(probes) == WS_PROBES
     assert {p.category for p in probes} == set(builder.weights())
@@ -327,7 +320,7 @@ def test_hostile_websocket_messages(arena: Arena) -> None:
     assert tally.total == WS_PROBES
     assert tally.failed == 0, failures(tally)
     answers = set(tally.answers)
-    assert answers <= set(hostile.DOCUMENTED) | {"ack-duplicate"}
+    assert answers <= set(DOCUMENTED) | {"ack-duplicate"}
     # the sample reaches deep into the checks, not only the parser
     assert {"bad_json", "bad_message", "unknown_type", "message_too_large", "bad_action",
             "bad_card", "not_your_seat", "hello_required", "not_seated", "bad_token",
@@ -339,28 +332,28 @@ def test_moves_of_the_right_shape_at_every_table(arena: Arena) -> None:
     version...) get past the message checks at every table and every held seat: the
     rules refuse them at the running games, the finished game says ``game_over``, the
     table in the lobby ``game_not_started``, a resent id its ``ack``."""
-    builder = hostile.Builder(arena.ctx, live=False)
+    builder = Builder(arena.ctx, live=False)
     kinds = ("card-not-in-hand", "suit-on-non-jack", "draw-count", "catch-range",
              "duplicate-id", "stale-version", "version-lax")  # fmt: skip
     probes = []
     for game in arena.ctx.games.values():
         for seat in game.tokens:
             strategy = builder.near_valid_at(game, seat, kinds).filter(
-                lambda p: hostile.outcome(arena.ctx, p) != "accepted"
+                lambda p: outcome(arena.ctx, p) != "accepted"
             )
-            probes += hostile.draw_examples(strategy, 15)
+            probes += draw_examples(strategy, 15)
             # and always a few moves made at an old version
             stale = builder.near_valid_at(game, seat, ("stale-version",)).filter(
-                lambda p: hostile.outcome(arena.ctx, p) != "accepted"
+                lambda p: outcome(arena.ctx, p) != "accepted"
             )
-            probes += hostile.draw_examples(stale, 2)
+            probes += draw_examples(stale, 2)
     with unchanged(arena):
         tally = run_probes(arena, probes)
     assert tally.failed == 0, failures(tally)
     answers = {key: Counter[str]() for key in arena.ctx.games}
     for probe, answer in zip(probes, tally.answer_log, strict=True):
         answers[probe.game][answer] += 1
-    server_codes = {c for c, status in hostile.DOCUMENTED.items() if status is not None}
+    server_codes = {c for c, status in DOCUMENTED.items() if status is not None}
     for key in ("four-humans", "humans-and-bots"):
         assert answers[key]["stale_version"], answers[key]
         assert set(answers[key]) - server_codes - {"ack-duplicate"}, answers[key]  # the rules
@@ -432,28 +425,28 @@ def test_schemathesis_cases_get_documented_errors(arena: Arena) -> None:
     schema = schemathesis.openapi.from_dict(client.get("/openapi.json").json())
     operations = {r.ok().label for r in schema.get_all_operations()}
     assert len(operations) >= 11
-    cases = hostile.draw_examples(hostile.schema_cases(schema, arena.ctx), SCHEMA_CASES)
-    tally = hostile.Tally()
+    cases = draw_examples(schema_cases(schema, arena.ctx), SCHEMA_CASES)
+    tally = Tally()
     with unchanged(arena):
         for case, game_id, authorization in cases:
-            case = hostile.prepare_case(case, game_id, authorization)
+            case = prepare_case(case, game_id, authorization)
             reply = send_case(client, case)
             if reply is None:
                 continue
-            verdict, answer = hostile.judge_http(
+            verdict, answer = judge_http(
                 reply.status_code, reply.headers.get("content-type", ""), reply.content
             )
-            tally.add(case.operation.label, verdict, answer, hostile._case_json(case))
+            tally.add(case.operation.label, verdict, answer, case_json(case))
     assert tally.total >= SCHEMA_CASES * 0.9
     assert tally.failed == 0, failures(tally)
     assert len(tally.sent) >= 8, tally.sent  # most operations were tried
-    assert any(a in hostile.DOCUMENTED for a in tally.answers), tally.answers
+    assert any(a in DOCUMENTED for a in tally.answers), tally.answers
 
 
 def test_raw_malformed_requests_get_documented_errors(arena: Arena) -> None:
     client = arena.client
-    requests = hostile.draw_examples(hostile.raw_requests(arena.ctx), RAW_REQUESTS)
-    tally = hostile.Tally()
+    requests = draw_examples(raw_requests(arena.ctx), RAW_REQUESTS)
+    tally = Tally()
     with unchanged(arena):
         for request in requests:
             body: Any = request.body
@@ -465,7 +458,7 @@ def test_raw_malformed_requests_get_documented_errors(arena: Arena) -> None:
                 )
             except (UnicodeEncodeError, ValueError):
                 continue
-            verdict, answer = hostile.judge_http(
+            verdict, answer = judge_http(
                 reply.status_code,
                 reply.headers.get("content-type", ""),
                 reply.content,

@@ -10,4 +10,5 @@ pytest's ``pythonpath``.
   ``maumau serve`` command line, a throwaway PostgreSQL cluster.
 - ``matrix``: the server matrix (``bench/server.py``).
 - ``faults``: the fault campaign (``bench/faults.py``).
+- ``hostile``: the hostile input campaign (``bench/hostile.py``).
 """
