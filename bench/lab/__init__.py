@@ -8,6 +8,7 @@ pytest's ``pythonpath``.
 - ``paths``, ``ports``, ``serve``, ``postgres``: shared by the scripts (and
   ``postgres`` by the tests' fixtures): the repository's root, a free port, the
   ``maumau serve`` command line, a throwaway PostgreSQL cluster.
+- ``engine``: the engine benchmark (``bench/engine.py``).
 - ``matrix``: the server matrix (``bench/server.py``).
 - ``faults``: the fault campaign (``bench/faults.py``).
 - ``hostile``: the hostile input campaign (``bench/hostile.py``).
