@@ -23,6 +23,7 @@ import pytest
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN, SERVER, Protocol
+from websockets.server import ServerProtocol
 
 from maumau.cli import main
 from maumau.loadtest import LoadOptions, run_load
@@ -161,6 +162,44 @@ def test_frames_read_back_compressed_split_and_long() -> None:
         plain.receive_data(frame(0x81, b"x" * 70_000))
         (event,) = plain.events_received()
         assert event.data == b"x" * 70_000
+
+    asyncio.run(play())
+
+
+class _Transport:
+    """What a client writes, and whether it dropped the connection."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.aborted = False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+@pytest.mark.parametrize("gave_up", [False, True])
+def test_handshake_answer_after_connect_gave_up_drops_the_connection(gave_up: bool) -> None:
+    """An answer that arrives after ``connect`` stopped waiting for it (its timeout, or
+    the run ending) drops the connection instead of failing in the event loop."""
+
+    async def play() -> None:
+        client = WebSocketClient("ws://h/ws/a", False, lambda _: None, lambda: None)
+        transport = _Transport()
+        client.connection_made(transport)  # type: ignore[arg-type]
+        server = ServerProtocol()
+        server.receive_data(transport.written)
+        (request,) = server.events_received()
+        server.send_response(server.accept(request))
+        if gave_up:
+            client.opened.cancel()
+        client.data_received(b"".join(server.data_to_send()))
+        assert transport.aborted is gave_up
+        assert (client.handshake is None) is not gave_up
+        if not gave_up:
+            assert client.opened.done() and client.opened.result() is None
 
     asyncio.run(play())
 

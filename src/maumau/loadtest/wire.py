@@ -142,6 +142,10 @@ class WebSocketClient(asyncio.Protocol):
         """Collect the server's answer to the handshake and check it."""
         handshake = self.handshake
         assert handshake is not None
+        if self.opened.done():  # connect() stopped waiting (its timeout, or the run ended)
+            self.lost = True
+            self.abort()
+            return
         buffered = self.pending + data
         end = buffered.find(b"\r\n\r\n")
         if end < 0:
