@@ -34,7 +34,7 @@ from maumau.store import (
     database_url,
     sqlite_url,
 )
-from maumau.store.connect import make_engine
+from maumau.store.connect import SQLITE_PRAGMAS, execute_while_locked, make_engine
 from maumau.store.migrate import head_revision
 from maumau.store.schema import metadata
 from maumau.store.urls import sqlite_file
@@ -330,6 +330,64 @@ async def test_stores_opening_a_new_database_together_migrate_once(db_url: str) 
     finally:
         for opened in stores:
             await opened.close()
+
+
+class _LockedCursor:
+    """A cursor whose first ``locked`` executions fail as SQLite's do."""
+
+    def __init__(self, locked: int, message: str = "database is locked") -> None:
+        self.locked = locked
+        self.message = message
+        self.calls = 0
+
+    def execute(self, sql: str) -> None:
+        self.calls += 1
+        if self.calls <= self.locked:
+            raise sqlite3.OperationalError(self.message)
+
+
+def test_a_locked_database_is_tried_again_other_errors_are_not() -> None:
+    cursor = _LockedCursor(locked=3)
+    execute_while_locked(cursor, "PRAGMA journal_mode=WAL")
+    assert cursor.calls == 4
+    with pytest.raises(sqlite3.OperationalError, match="locked"):  # not for ever
+        execute_while_locked(_LockedCursor(locked=1_000), "PRAGMA journal_mode=WAL", 0.05)
+    other = _LockedCursor(locked=1, message="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk"):
+        execute_while_locked(other, "PRAGMA journal_mode=WAL")
+    assert other.calls == 1
+
+
+def test_connections_switching_a_new_database_to_wal_together_all_succeed(
+    tmp_path: Path,
+) -> None:
+    """Three connections at once on a new file, many times: without trying again, SQLite
+    refuses a few per cent of them with "database is locked"."""
+    failures: list[BaseException] = []
+
+    def connect(path: Path, start: threading.Barrier) -> None:
+        start.wait()
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            cursor = db.cursor()
+            for pragma in SQLITE_PRAGMAS:
+                execute_while_locked(cursor, pragma)
+        except BaseException as exc:
+            failures.append(exc)
+        finally:
+            db.close()
+
+    for n in range(60):
+        path = tmp_path / f"new{n}.sqlite3"
+        start = threading.Barrier(3)
+        threads = [threading.Thread(target=connect, args=(path, start)) for _ in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        with sqlite3.connect(path) as db:
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    assert failures == []
 
 
 async def test_migration_head_creates_exactly_the_schema(db_url: str) -> None:

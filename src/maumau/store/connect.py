@@ -8,6 +8,8 @@ PostgreSQL uses asyncpg with a modest, pre-pinged pool.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,10 @@ SQLITE_PRAGMAS = (
     "PRAGMA synchronous=FULL",
     "PRAGMA foreign_keys=ON",
 )
+
+#: how long a new connection keeps trying to switch a new database to WAL while other
+#: connections switch it too (see :func:`execute_while_locked`)
+WAL_SWITCH_SECONDS = 5.0
 
 PG_CONNECT_TIMEOUT = 10.0  # seconds to wait for a PostgreSQL server to answer
 
@@ -71,9 +77,29 @@ def _sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         for pragma in SQLITE_PRAGMAS:
-            cursor.execute(pragma)
+            execute_while_locked(cursor, pragma)
     finally:
         cursor.close()
+
+
+def execute_while_locked(cursor: Any, sql: str, seconds: float = WAL_SWITCH_SECONDS) -> None:
+    """Execute ``sql``, again and again for up to ``seconds`` while SQLite says the
+    database is locked.
+
+    When several connections switch a new database to WAL at once, SQLite answers
+    ``journal_mode=WAL`` with "database is locked" at once instead of waiting for
+    ``busy_timeout``.  Only a new database's first connections meet this (once the file
+    is in WAL mode the switch changes nothing), so the wait, which blocks because it
+    runs inside the driver's connect, lasts milliseconds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            cursor.execute(sql)
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.01)
 
 
 def _sqlite_begin(conn: Connection) -> None:
