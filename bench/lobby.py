@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lab.ports import free_port
 from lab.serve import serve_command, stop_server
-from maumau.loadtest.lobby import HttpClient, open_table, start_table
+from maumau.loadtest.lobby import HttpClient, LobbyError, open_table, start_table
 from maumau.loadtest.options import Endpoint
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -78,6 +78,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8, help="tables set up at once")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    for name in ("tables", "reps", "concurrency"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name} must be 1 or more, not {getattr(args, name)}")
 
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -91,7 +94,15 @@ def main() -> None:
             for rep in range(args.reps):
                 user0, sys0 = cpu_seconds(server.pid)
                 start = time.perf_counter()
-                asyncio.run(set_up(url, args.tables, args.players, args.preset, args.concurrency))
+                try:
+                    asyncio.run(
+                        set_up(url, args.tables, args.players, args.preset, args.concurrency)
+                    )
+                except LobbyError as exc:
+                    sys.exit(
+                        f"lobby.py: the server refused it: {exc} "
+                        f"(--preset {args.preset}, --players {args.players})"
+                    )
                 wall = time.perf_counter() - start
                 user1, sys1 = cpu_seconds(server.pid)
                 per = 1000 / args.tables
