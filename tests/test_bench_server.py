@@ -40,6 +40,12 @@ def _loadtest_document(moves_per_second: float, p99: float) -> dict[str, Any]:
             "errors": {"timeout": 1},
             "errors_outside": {"disconnect": 2},
             "client_cpu_cores": 0.5,
+            "moves": 20 * int(moves_per_second),
+            "wire": {
+                "bytes": 4_321_000 * int(moves_per_second) // 1000,
+                "messages": 9,
+                "deflated": 9,
+            },
             "server": {
                 "cpu_cores": 1.0,
                 "memory_per_game_bytes": 20480,
@@ -78,6 +84,7 @@ def test_figures_ratios_and_targets() -> None:
     _other(ours)
     assert ours.errors == 1 and ours.errors_outside == 2 and ours.latency_ms["p50"] == 1.23
     assert ours.other_cpu_cores == 0.25
+    assert ours.wire_bytes_per_move == 216.1  # 4,321,000 bytes over 20,000 moves
     offered = _row("sqlite", 2000.0, True, "sqlite-rate2000-on")
     fill_from_loadtest(offered, _loadtest_document(1990.0, 60.0))
     peer = _row("bgio", None, False, "bgio-memory-250")
@@ -106,7 +113,7 @@ def test_figures_ratios_and_targets() -> None:
     console.print(machine_table(rows))
     text = console.export_text()
     assert "1,000" in text and "20.0 KiB" in text and "0.25" in text and "timeout 1" in text
-    assert "(RSS 300 MiB)" in text
+    assert "(RSS 300 MiB)" in text and "216" in text
     markdown = markdown_table(rows).splitlines()
     assert len(markdown) == 2 + len(rows)
     assert all(line.count("|") == markdown[0].count("|") for line in markdown)
@@ -147,4 +154,5 @@ def test_one_small_sqlite_cell(tmp_path: Path) -> None:
     assert cell["key"] == "sqlite-closed-on" and cell["failed"] is None
     assert cell["moves_per_second"] > 0 and cell["errors"] == 0
     assert cell["server_cpu_cores"] is not None and cell["loadavg_before"] is not None
+    assert cell["wire_bytes_per_move"] > 0
     assert (tmp_path / "sqlite-closed-on.json").exists()

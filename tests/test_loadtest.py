@@ -30,7 +30,7 @@ from maumau.loadtest import LoadOptions, run_load
 from maumau.loadtest.choice import ActionIds, choose_action, think_mean, think_time
 from maumau.loadtest.options import Endpoint
 from maumau.loadtest.tally import merge, percentile, summarize
-from maumau.loadtest.wire import Deflate, WebSocketClient, frame
+from maumau.loadtest.wire import Deflate, Traffic, WebSocketClient, frame
 
 # --- arithmetic -------------------------------------------------------------------------
 
@@ -73,9 +73,11 @@ def test_merge_adds_processes_up() -> None:
         "resent": 1,
         "setup_ms": [10.0],
         "acked_total": 4,
+        "wire": {"bytes": 1000, "messages": 5, "deflated": 4},
     }
     total = merge([part, {**part, "latencies": [4.0], "errors": {"timeout": 2}}])
     assert total["moves"] == 6 and total["reconnects"] == 4 and total["acked_total"] == 8
+    assert total["wire"] == {"bytes": 2000, "messages": 10, "deflated": 8}
     assert total["errors"] == {"stale_version": 1, "timeout": 2}
     assert total["latency_ms"]["count"] == 4 and total["latency_ms"]["max"] == 4.0
 
@@ -162,6 +164,36 @@ def test_frames_read_back_compressed_split_and_long() -> None:
         plain.receive_data(frame(0x81, b"x" * 70_000))
         (event,) = plain.events_received()
         assert event.data == b"x" * 70_000
+
+    asyncio.run(play())
+
+
+def test_traffic_counts_what_the_server_sent_while_counting() -> None:
+    """Bytes after the handshake (headers included), whole messages and the compressed
+    ones among them; a ping is no message, and nothing counts before ``counting``."""
+
+    async def play() -> None:
+        traffic = Traffic()
+        client = WebSocketClient("ws://h/ws/a", True, lambda _: None, lambda: None, traffic)
+        client.handshake = None
+        client.deflate = Deflate(PerMessageDeflate(False, False, 12, 12))
+        server_side = [PerMessageDeflate(False, False, 12, 12)]
+        compressed = Frame(Opcode.TEXT, b'{"type":"state"}').serialize(
+            mask=False, extensions=server_side
+        )
+        plain = Frame(Opcode.TEXT, b'{"type":"ack"}').serialize(mask=False)
+        split = Frame(Opcode.TEXT, b'{"type":', fin=False).serialize(
+            mask=False, extensions=server_side
+        )
+        split += Frame(Opcode.CONT, b'"state"}').serialize(mask=False, extensions=server_side)
+        ping = Frame(Opcode.PING, b"hi").serialize(mask=False)
+        client.data_received(plain)
+        assert traffic.to_json() == {"bytes": 0, "messages": 0, "deflated": 0}
+        traffic.counting = True
+        stream = compressed + plain + split + ping + plain
+        for n in range(0, len(stream), 7):
+            client.data_received(stream[n : n + 7])
+        assert traffic.to_json() == {"bytes": len(stream), "messages": 4, "deflated": 2}
 
     asyncio.run(play())
 
@@ -295,6 +327,9 @@ def test_closed_loop_run_from_the_command_line(
     assert server_figures["rss_before_bytes"] > 0 and server_figures["rss_end_bytes"] > 0
     assert server_figures["cpu_cores"] is not None and server_figures["cpu_cores"] >= 0
     assert "memory_per_game_bytes" in server_figures
+    wire = results["wire"]  # uvicorn compresses every message once deflate is agreed
+    assert wire["messages"] > results["moves"] and wire["deflated"] == wire["messages"]
+    assert wire["bytes"] > 0
     acked = _check_ledger(ledger, data_dir)
     assert acked >= results["moves"]
 
@@ -321,4 +356,7 @@ def test_offered_rate_without_compression(server: tuple[str, int, Path], tmp_pat
     # think times of 25 ms to 75 ms: about 40 moves/s, never much more
     assert 5 < results["moves_per_second"] <= 60
     assert results["server"] is None  # no --server-pid
+    wire = results["wire"]
+    assert wire["messages"] > results["moves"] and wire["deflated"] == 0
+    assert wire["bytes"] > 100 * wire["messages"]  # a state is several hundred bytes
     _check_ledger(ledger, data_dir)

@@ -39,6 +39,8 @@ class Row:
     errors_outside: int = 0
     server_cpu_cores: float | None = None
     memory_per_game_bytes: float | None = None
+    #: what the server sent its clients (frame headers included) over acknowledged moves
+    wire_bytes_per_move: float | None = None
     server_rss_end_bytes: float | None = None
     load_tool_cpu_cores: float | None = None
     database_cpu_cores: float | None = None  # PostgreSQL's processes (pg cells)
@@ -87,6 +89,9 @@ def fill_from_loadtest(row: Row, document: dict[str, Any]) -> None:
     row.errors_by_code = dict(results["errors"])
     row.errors_outside = sum(int(n) for n in results["errors_outside"].values())
     row.load_tool_cpu_cores = results["client_cpu_cores"]
+    wire = results.get("wire")  # results saved before the load tool counted it have none
+    if wire is not None and results["moves"]:
+        row.wire_bytes_per_move = round(wire["bytes"] / results["moves"], 1)
     server = results.get("server")
     if server is not None:
         row.server_cpu_cores = server["cpu_cores"]

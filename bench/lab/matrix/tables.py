@@ -51,7 +51,8 @@ def _head(row: Row) -> list[str]:
 
 
 def _figures(row: Row) -> list[str]:
-    """moves/s, latency, errors, server CPU, memory per game and ratio to the ceiling."""
+    """moves/s, latency, errors, server CPU, memory per game, bytes sent a move and
+    ratio to the ceiling."""
     ratio = "-" if row.ratio_to_ceiling is None else f"{row.ratio_to_ceiling:.2f}"
     return [
         _num(row.moves_per_second),
@@ -59,6 +60,7 @@ def _figures(row: Row) -> list[str]:
         _errors(row),
         _num(row.server_cpu_cores, ".2f"),
         _memory(row),
+        _num(row.wire_bytes_per_move),
         ratio,
     ]
 
@@ -69,12 +71,12 @@ def results_table(rows: Sequence[Row], title: str) -> Table:
         table.add_column(name)
     for name in ("clients", "moves/s", "p50/p95/p99 ms", "errors", "server CPU"):
         table.add_column(name, justify="left" if name == "errors" else "right")
-    for name in ("memory per game", "ratio to ceiling"):
+    for name in ("memory per game", "bytes sent a move", "ratio to ceiling"):
         table.add_column(name, justify="right")
     for row in rows:
         if row.failed:
             failed = "FAILED: " + row.failed.splitlines()[0][:60]
-            table.add_row(*_head(row), "-", "-", failed, "-", "-", "-")
+            table.add_row(*_head(row), "-", "-", failed, "-", "-", "-", "-")
             continue
         table.add_row(*_head(row), *_figures(row))
     return table
@@ -106,7 +108,7 @@ def markdown_table(rows: Sequence[Row]) -> str:
     """The results and the machine's load as one Markdown table (for the docs)."""
     head = (
         "| setup | mode | compression | clients | moves/s | p50 / p95 / p99 ms | errors "
-        "| server CPU | memory per game | ratio to ceiling | load tool CPU "
+        "| server CPU | memory per game | bytes sent a move | ratio to ceiling | load tool CPU "
         "| machine busy | loadavg before → after |"
     )
     lines = [head, "|" + "---|" * head.count(" | ") + "---|"]
@@ -114,7 +116,7 @@ def markdown_table(rows: Sequence[Row]) -> str:
         if row.failed:
             failed = "FAILED: " + row.failed.splitlines()[0].replace("|", "/")
             cells = [*_head(row), failed]
-            cells += [""] * 8
+            cells += [""] * 9
         else:
             cells = [
                 *_head(row),

@@ -13,6 +13,7 @@ from maumau.loadtest.ledger import Ledger
 from maumau.loadtest.lobby import HttpClient
 from maumau.loadtest.options import Endpoint, LoadOptions
 from maumau.loadtest.tally import Tally
+from maumau.loadtest.wire import Traffic
 
 if TYPE_CHECKING:
     from maumau.loadtest.slot import LiveGame
@@ -29,6 +30,7 @@ class ClientContext:
     #: mean think time in seconds; ``None``: closed loop, no think time
     think: float | None
     tally: Tally = field(default_factory=Tally)
+    traffic: Traffic = field(default_factory=Traffic)
     games: set[LiveGame] = field(default_factory=set)
     #: background tasks (reconnects) kept referenced until they end
     tasks: set[asyncio.Task[None]] = field(default_factory=set)

@@ -21,6 +21,18 @@ def _kib(value: int | float | None) -> str:
     return "-" if value is None else f"{value / 2**10:.1f} KiB"
 
 
+def _wire(results: dict[str, Any]) -> str:
+    wire = results.get("wire")
+    if not wire or not wire["messages"]:
+        return "-"
+    per_move = f"{wire['bytes'] / results['moves']:,.0f} bytes a move, " if results["moves"] else ""
+    share = wire["deflated"] / wire["messages"]
+    return (
+        f"{wire['bytes'] / results['window_seconds'] / 2**20:.2f} MiB/s ({per_move}"
+        f"{wire['messages'] / results['window_seconds']:,.0f} messages/s, {share:.0%} compressed)"
+    )
+
+
 def rows(document: dict[str, Any]) -> list[tuple[str, str]]:
     """The report as (label, value) lines."""
     p = document["params"]
@@ -48,6 +60,7 @@ def rows(document: dict[str, Any]) -> list[tuple[str, str]]:
             f"{r['reconnects']} (moves resent {r['resent']}, "
             f"{r['duplicates']} acknowledged as duplicates)",
         ),
+        ("server to clients", _wire(r)),
         ("load tool CPU", f"{r['client_cpu_cores']:.2f} cores"),
     ]
     outside = r["errors_outside"]

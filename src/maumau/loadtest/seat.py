@@ -105,6 +105,7 @@ class SeatClient:
             self.ctx.options.compression,
             self.on_message,
             self.on_lost,
+            traffic=self.ctx.traffic,
         )
         self.ws = ws  # before hello: every answer finds it
         ws.send(json.dumps({"type": "hello", "token": self.grant.token}))

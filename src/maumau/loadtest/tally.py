@@ -108,4 +108,6 @@ def merge(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
     total["errors_outside"] = dict(sorted(outside.items()))
     total["latency_ms"] = summarize(v for p in parts for v in p["latencies"])
     total["setup_ms"] = summarize(v for p in parts for v in p["setup_ms"])
+    wire = ("bytes", "messages", "deflated")
+    total["wire"] = {key: sum(int(p["wire"][key]) for p in parts) for key in wire}
     return total

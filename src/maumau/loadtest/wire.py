@@ -87,10 +87,34 @@ class Deflate:
         return out[:-4] if out.endswith(TAIL) else out
 
 
+class Traffic:
+    """What the server sent a process's clients while ``counting``: bytes on the wire
+    after the handshake (frame headers included), whole messages, and how many of
+    them came compressed."""
+
+    __slots__ = ("bytes", "counting", "deflated", "messages")
+
+    def __init__(self) -> None:
+        self.counting = False
+        self.bytes = 0
+        self.messages = 0
+        self.deflated = 0
+
+    def to_json(self) -> dict[str, int]:
+        return {"bytes": self.bytes, "messages": self.messages, "deflated": self.deflated}
+
+
 class WebSocketClient(asyncio.Protocol):
     """One client WebSocket.  Open it with :func:`connect`."""
 
-    def __init__(self, url: str, compression: bool, on_message: OnMessage, on_lost: OnLost):
+    def __init__(
+        self,
+        url: str,
+        compression: bool,
+        on_message: OnMessage,
+        on_lost: OnLost,
+        traffic: Traffic | None = None,
+    ):
         extensions = [deflate_offer()] if compression else None
         self.handshake: ClientProtocol | None = ClientProtocol(
             parse_uri(url), extensions=extensions
@@ -105,6 +129,7 @@ class WebSocketClient(asyncio.Protocol):
         self.fragments_deflated = False
         self.closing = False
         self.lost = False
+        self.traffic = traffic or Traffic()
 
     # --- asyncio.Protocol -------------------------------------------------------------
 
@@ -119,6 +144,8 @@ class WebSocketClient(asyncio.Protocol):
         if self.closing:
             return  # nothing more is delivered once the close began
         if self.handshake is None:
+            if self.traffic.counting:
+                self.traffic.bytes += len(data)
             self._frames(data)
         else:
             self._answer(data)
@@ -221,6 +248,9 @@ class WebSocketClient(asyncio.Protocol):
         opcode = first & 0x0F
         if opcode == 1 or opcode == 2:  # text, binary
             if first & 0x80:
+                if self.traffic.counting:
+                    self.traffic.messages += 1
+                    self.traffic.deflated += first >> 6 & 1
                 if first & 0x40 and self.deflate is not None:
                     payload = self.deflate.inflate(payload)
                 self.on_message(payload)
@@ -232,6 +262,9 @@ class WebSocketClient(asyncio.Protocol):
             if first & 0x80:
                 payload = b"".join(self.fragments)
                 self.fragments = None
+                if self.traffic.counting:
+                    self.traffic.messages += 1
+                    self.traffic.deflated += self.fragments_deflated
                 if self.fragments_deflated and self.deflate is not None:
                     payload = self.deflate.inflate(payload)
                 self.on_message(payload)
@@ -284,11 +317,12 @@ async def connect(
     on_message: OnMessage,
     on_lost: OnLost,
     timeout: float = 10.0,
+    traffic: Traffic | None = None,
 ) -> WebSocketClient:
     """Open a WebSocket to ``url`` through ``host:port``; raises ``OSError`` (also
     :class:`HandshakeFailed`) or :class:`TimeoutError` when it cannot."""
     loop = asyncio.get_running_loop()
-    client = WebSocketClient(url, compression, on_message, on_lost)
+    client = WebSocketClient(url, compression, on_message, on_lost, traffic)
     async with asyncio.timeout(timeout):
         await loop.create_connection(lambda: client, host, port)
         try:

@@ -95,8 +95,11 @@ async def _play(
         go.set()
         await asyncio.sleep(max(0.0, ctx.tally.start - clock()))
         cpu = time.process_time()
+        ctx.traffic.counting = True
         await asyncio.sleep(max(0.0, ctx.tally.end - clock()))
+        ctx.traffic.counting = False
         figures = ctx.tally.to_json()
+        figures["wire"] = ctx.traffic.to_json()
         figures["cpu_seconds"] = time.process_time() - cpu
         figures["live_games"] = sum(1 for g in ctx.games if g.started and not g.over)
     ctx.stopping = True
