@@ -11,8 +11,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from maumau.store import database_url
-
 
 def add_commands(commands: Any) -> None:
     """Register ``serve`` on the ``maumau`` sub-command parser."""
@@ -72,6 +70,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
+    from maumau.store import database_url
 
     if args.database_url:
         try:
