@@ -37,7 +37,7 @@ from lab.hostile.protocol import DOCUMENTED
 from lab.hostile.raw_http import raw_requests
 from lab.hostile.schema import case_json, prepare_case, schema_cases
 from lab.hostile.snapshot import differences
-from lab.hostile.verdicts import Tally, judge, judge_http
+from lab.hostile.verdicts import Tally, judge, judge_reply
 from maumau.engine import Rules
 from serverkit import add_bot, auth, create_table, join, make_client, start
 
@@ -433,9 +433,7 @@ def test_schemathesis_cases_get_documented_errors(arena: Arena) -> None:
             reply = send_case(client, case)
             if reply is None:
                 continue
-            verdict, answer = judge_http(
-                reply.status_code, reply.headers.get("content-type", ""), reply.content
-            )
+            verdict, answer = judge_reply(reply)
             tally.add(case.operation.label, verdict, answer, case_json(case))
     assert tally.total >= SCHEMA_CASES * 0.9
     assert tally.failed == 0, failures(tally)
@@ -449,22 +447,16 @@ def test_raw_malformed_requests_get_documented_errors(arena: Arena) -> None:
     tally = Tally()
     with unchanged(arena):
         for request in requests:
-            body: Any = request.body
-            if request.chunked and body is not None:
-                body = iter([body[i : i + 8192] for i in range(0, len(body), 8192)])
             try:
                 reply = client.request(
-                    request.method, request.path, headers=dict(request.headers), content=body
+                    request.method,
+                    request.path,
+                    headers=dict(request.headers),
+                    content=request.content(),
                 )
             except (UnicodeEncodeError, ValueError):
                 continue
-            verdict, answer = judge_http(
-                reply.status_code,
-                reply.headers.get("content-type", ""),
-                reply.content,
-                request.expect,
-                request.invalid_http,
-            )
+            verdict, answer = judge_reply(reply, request)
             tally.add(request.category, verdict, answer, request.describe())
     assert tally.total >= RAW_REQUESTS * 0.8
     assert tally.failed == 0, failures(tally)

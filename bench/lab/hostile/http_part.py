@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from lab.hostile.examples import draw_examples
 from lab.hostile.games import Context
@@ -16,7 +15,7 @@ from lab.hostile.schema import (
     schemathesis_checks,
 )
 from lab.hostile.server import Server
-from lab.hostile.verdicts import Tally, judge_http
+from lab.hostile.verdicts import Tally, judge_http, judge_reply
 
 
 def run_http(
@@ -54,26 +53,17 @@ def run_http(
     raw = Tally()
     for request in draw_examples(raw_requests(ctx), max(200, count // 3), seed + 1):
         try:
-            body: Any = request.body
-            if request.chunked and body is not None:
-                body = iter([body[i : i + 8192] for i in range(0, len(body), 8192)])
             reply = session.request(
                 request.method,
                 server.base + request.path,
                 headers=dict(request.headers),
-                data=body,
+                data=request.content(),
                 timeout=30,
             )
         except Exception as exc:
             raw.add(request.category, "ok", f"not sendable: {type(exc).__name__}", {})
             continue
-        verdict, answer = judge_http(
-            reply.status_code,
-            reply.headers.get("content-type", ""),
-            reply.content,
-            request.expect,
-            request.invalid_http,
-        )
+        verdict, answer = judge_reply(reply, request)
         raw.add(request.category, verdict, answer, request.describe())
     session.close()
     return spec, raw, checks_failed

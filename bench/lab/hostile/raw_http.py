@@ -3,6 +3,7 @@ and methods."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,14 @@ class RawRequest:
     #: not valid HTTP: the server's HTTP parser may refuse it (a plain 400) before the
     #: application sees it
     invalid_http: bool = False
+
+    def content(self) -> bytes | Iterator[bytes] | None:
+        """The body as an HTTP client sends it: an iterator of 8 KiB pieces when it
+        goes chunked (no Content-Length)."""
+        body = self.body
+        if self.chunked and body is not None:
+            return iter([body[i : i + 8192] for i in range(0, len(body), 8192)])
+        return body
 
     def describe(self) -> dict[str, Any]:
         body = repr(self.body[:200]) if self.body is not None else None

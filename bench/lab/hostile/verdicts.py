@@ -7,11 +7,12 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from lab.hostile.games import Context
 from lab.hostile.probes import Probe, outcome
 from lab.hostile.protocol import DOCUMENTED
+from lab.hostile.raw_http import RawRequest
 
 
 def judge(ctx: Context, probe: Probe, reply: dict[str, Any]) -> tuple[str, str]:
@@ -51,6 +52,28 @@ def judge_close(probe: Probe, code: int | None, replies: list[dict[str, Any]]) -
     if answered not in probe.expect:
         return "wrong-close-code", answered
     return "ok", answered
+
+
+class Reply(Protocol):
+    """An HTTP reply as ``requests`` and ``httpx`` both give it."""
+
+    @property
+    def status_code(self) -> int: ...
+    @property
+    def headers(self) -> Any: ...
+    @property
+    def content(self) -> bytes: ...
+
+
+def judge_reply(reply: Reply, request: RawRequest | None = None) -> tuple[str, str]:
+    """:func:`judge_http` of a client's reply; ``request``: the raw request it answers
+    (what it expects, whether it was valid HTTP), ``None`` for a schema case."""
+    content_type = reply.headers.get("content-type") or ""
+    if request is None:
+        return judge_http(reply.status_code, content_type, reply.content)
+    return judge_http(
+        reply.status_code, content_type, reply.content, request.expect, request.invalid_http
+    )
 
 
 def judge_http(
