@@ -117,13 +117,16 @@ class Human(threading.Thread):
         self.welcomes = 0
         self.last: dict[str, Any] | None = None
         self.quit = threading.Event()
+        #: why each session ended before the game did
+        self.drops: list[str] = []
 
     def run(self) -> None:
         deadline = time.monotonic() + DEADLINE
         while self.game_end is None and not self.quit.is_set() and time.monotonic() < deadline:
             try:
                 self.session()
-            except (ConnectionClosed, OSError, TimeoutError):
+            except (ConnectionClosed, OSError, TimeoutError) as exc:
+                self.drops.append(repr(exc))
                 time.sleep(0.2)
 
     def session(self) -> None:
@@ -131,6 +134,7 @@ class Human(threading.Thread):
         with connect(url, open_timeout=5) as ws:
             ws.send(json.dumps({"type": "hello", "token": self.token}))
             acted_at = -1
+            last_move = ""
             while not self.quit.is_set():
                 message = json.loads(ws.recv(timeout=30))
                 kind = message["type"]
@@ -148,9 +152,13 @@ class Human(threading.Thread):
                         self.sent.append(action_id)
                         move = {"type": "action", "version": message["version"]}
                         move |= {"action_id": action_id, "action": message["legal"][0]}
-                        ws.send(json.dumps(move))
+                        last_move = json.dumps(move)
+                        ws.send(last_move)
                 elif kind == "error":
                     self.errors.append(message)
+                    if message["code"] == "rate_limited" and last_move:
+                        time.sleep(0.5)  # faster than the server's limit: the move again
+                        ws.send(last_move)
                 elif kind == "game_end":
                     self.game_end = message
                     return
