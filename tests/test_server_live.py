@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from websockets.exceptions import ConnectionClosed
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.sync.client import connect
 
 from maumau.engine import replay
@@ -119,6 +120,8 @@ class Human(threading.Thread):
         self.quit = threading.Event()
         #: why each session ended before the game did
         self.drops: list[str] = []
+        #: more options for websockets' ``connect`` (such as the compression offered)
+        self.connect_options: dict[str, Any] = {}
 
     def run(self) -> None:
         deadline = time.monotonic() + DEADLINE
@@ -131,7 +134,7 @@ class Human(threading.Thread):
 
     def session(self) -> None:
         url = f"ws://127.0.0.1:{self.server.port}/ws/{self.game_id}"
-        with connect(url, open_timeout=5) as ws:
+        with connect(url, open_timeout=5, **self.connect_options) as ws:
             ws.send(json.dumps({"type": "hello", "token": self.token}))
             acted_at = -1
             last_move = ""
@@ -164,8 +167,11 @@ class Human(threading.Thread):
                     return
 
 
-def set_up(server: Server) -> tuple[str, list[Human]]:
-    """A penalty-100 table: two humans (seats 0, 1) and two bots, started."""
+def set_up(
+    server: Server, options: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+) -> tuple[str, list[Human]]:
+    """A penalty-100 table: two humans (seats 0, 1) and two bots, started.  ``options``:
+    each human's options for websockets' ``connect``."""
     created = server.request(
         "POST",
         "/api/games",
@@ -180,7 +186,8 @@ def set_up(server: Server) -> tuple[str, list[Human]]:
     for level in ("normal", "easy"):
         server.request("POST", f"/api/games/{game_id}/bots", {"level": level}, host)
     humans = [Human(server, game_id, host), Human(server, game_id, other)]
-    for human in humans:
+    for human, connect_options in zip(humans, options, strict=True):
+        human.connect_options = connect_options
         human.start()
     deadline = time.monotonic() + 10
     while any(h.welcomes == 0 for h in humans) and time.monotonic() < deadline:
@@ -238,6 +245,21 @@ def test_full_game_two_humans_two_bots(server: Server) -> None:
         assert all(stored[a] == 1 for a in human.acked)
         assert all(e["code"] != "internal_error" for e in human.errors)
         assert human.versions == sorted(human.versions)
+
+
+def test_full_game_over_other_websocket_compressions(server: Server) -> None:
+    """Browsers offer compression with context takeover, as the test above plays.  A
+    client may also ask the server to compress each message on its own, with a small
+    window, or offer no compression: every message still reads as sent."""
+    fresh = ClientPerMessageDeflateFactory(
+        server_no_context_takeover=True, server_max_window_bits=9
+    )
+    options = ({"compression": None, "extensions": [fresh]}, {"compression": None})
+    game_id, humans = set_up(server, options)
+    check_finished(server, game_id, humans)
+    for human in humans:
+        assert human.drops == []  # a message that fails to decode closes the socket
+        assert all(e["code"] != "internal_error" for e in human.errors)
 
 
 def test_killed_server_resumes_and_nothing_acknowledged_is_lost(server: Server) -> None:

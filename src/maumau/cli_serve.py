@@ -70,6 +70,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
+    from maumau.server.framing import WebSocketProtocol
     from maumau.store import database_url
 
     if args.database_url:
@@ -105,6 +106,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_level=args.log_level,
         ws_max_size=64 * 1024,
         proxy_headers=False,
+        ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
     )
 
     class Server(uvicorn.Server):
