@@ -8,6 +8,7 @@ tests check that every message of a compressed connection arrives compressed.)""
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import orjson
 import pytest
@@ -16,7 +17,7 @@ from websockets.frames import Frame, Opcode
 
 from maumau.engine import Game
 from maumau.engine.view import public_json
-from maumau.server.framing import DEFLATED, TEXT, Deflater, frame
+from maumau.server.framing import BINARY, DEFLATED, TEXT, Deflater, WebSocketProtocol, frame
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
@@ -89,3 +90,28 @@ def test_context_takeover_makes_messages_smaller() -> None:
     kept_size = sum(len(kept(m)) for m in sent)
     fresh_size = sum(len(fresh(m)) for m in sent)
     assert kept_size * 2 < fresh_size <= sum(len(frame(TEXT, m)) for m in sent)
+
+
+def test_a_binary_message_is_framed_and_compressed_as_binary() -> None:
+    server = PerMessageDeflate(False, False, 15, 12)
+    client = PerMessageDeflate(False, False, 12, 15)
+    data = bytes(range(256)) * 4
+    first, payload = read(Deflater(server)(data, BINARY))
+    assert first == BINARY | DEFLATED
+    assert client.decode(Frame(Opcode.BINARY, payload, rsv1=True)).data == data
+
+
+def test_websockets_compressor_is_dropped_once_ours_takes_over() -> None:
+    """websockets makes a compressor at the handshake; no message goes through it, so
+    the server lets it go (a second context per connection) and uses its own."""
+    extension = PerMessageDeflate(False, False, 15, 12)
+    assert extension.encoder is not None
+    protocol = WebSocketProtocol.__new__(WebSocketProtocol)  # no transport needed
+    protocol.conn = SimpleNamespace(extensions=[extension])  # type: ignore[assignment]
+    protocol._negotiate()
+    assert extension.encoder is None
+    assert isinstance(protocol._deflater, Deflater)
+    plain = WebSocketProtocol.__new__(WebSocketProtocol)
+    plain.conn = SimpleNamespace(extensions=[])  # type: ignore[assignment]
+    plain._negotiate()
+    assert plain._deflater is None

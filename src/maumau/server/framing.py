@@ -34,6 +34,7 @@ LEVEL = 0
 #: what a sync flush ends with, and permessage-deflate leaves off (RFC 7692, 7.2.1)
 TAIL = b"\x00\x00\xff\xff"
 TEXT = 0x81  # FIN and the text opcode
+BINARY = 0x82  # FIN and the binary opcode
 DEFLATED = 0x40  # RSV1: the message is compressed
 
 
@@ -51,8 +52,9 @@ class Deflater:
     def _new(self) -> isal_zlib.Compress:
         return isal_zlib.compressobj(LEVEL, isal_zlib.DEFLATED, self._wbits)
 
-    def __call__(self, data: bytes) -> bytes:
-        """The frame of one text message ``data``, compressed.  Without context
+    def __call__(self, data: bytes, first: int = TEXT) -> bytes:
+        """The frame of one message ``data``, compressed (``first``: :data:`TEXT` or
+        :data:`BINARY`).  Without context
         takeover a short message may come out longer; it is then sent as it is (a
         message's RSV1 bit says whether it is compressed)."""
         if self._fresh:
@@ -61,8 +63,8 @@ class Deflater:
         out = compressor.compress(data) + compressor.flush(isal_zlib.Z_SYNC_FLUSH)
         out = out[:-4] if out.endswith(TAIL) else out
         if self._fresh and len(out) >= len(data):
-            return frame(TEXT, data)
-        return frame(TEXT | DEFLATED, out)
+            return frame(first, data)
+        return frame(first | DEFLATED, out)
 
 
 def frame(first: int, payload: bytes) -> bytes:
@@ -76,15 +78,14 @@ def frame(first: int, payload: bytes) -> bytes:
 
 
 class WebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's WebSocket protocol, with text messages framed and compressed by
-    :class:`Deflater`.  Give it to uvicorn as ``ws``."""
+    """uvicorn's WebSocket protocol, with the messages it sends framed here and
+    compressed by :class:`Deflater`.  Give it to uvicorn as ``ws``."""
 
     _deflater: Deflater | None = None
     _negotiated = False
 
     async def send(self, message: ASGISendEvent) -> None:
-        text = message.get("text") if message["type"] == "websocket.send" else None
-        if not isinstance(text, str):
+        if message["type"] != "websocket.send":
             await super().send(message)
             return
         await self.writable.wait()
@@ -96,13 +97,24 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         ):
             await super().send(message)  # its errors, as uvicorn gives them
             return
-        data = text.encode()
-        if not self._negotiated:
-            self._negotiated = True
-            for extension in self.conn.extensions:
-                if isinstance(extension, PerMessageDeflate):
-                    self._deflater = Deflater(extension)
-        if self._deflater is None:
-            self.transport.write(frame(TEXT, data))
+        text = message.get("text")
+        if isinstance(text, str):
+            first, data = TEXT, text.encode()
         else:
-            self.transport.write(self._deflater(data))
+            first, data = BINARY, bytes(message.get("bytes") or b"")
+        if not self._negotiated:
+            self._negotiate()
+        if self._deflater is None:
+            self.transport.write(frame(first, data))
+        else:
+            self.transport.write(self._deflater(data, first))
+
+    def _negotiate(self) -> None:
+        """Take over the sending half of permessage-deflate, if it was agreed.
+        websockets made its own compressor at the handshake; it is dropped, since no
+        message goes through it (its memory is most of a connection's)."""
+        self._negotiated = True
+        for extension in self.conn.extensions:
+            if isinstance(extension, PerMessageDeflate):
+                self._deflater = Deflater(extension)
+                extension.encoder = None  # type: ignore[assignment]
