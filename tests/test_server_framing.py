@@ -7,13 +7,17 @@ tests check that every message of a compressed connection arrives compressed.)""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from types import SimpleNamespace
 
 import orjson
 import pytest
+from uvicorn.protocols.utils import ClientDisconnected
 from websockets.extensions.permessage_deflate import PerMessageDeflate
 from websockets.frames import Frame, Opcode
+from websockets.protocol import CLOSING, OPEN
+from websockets.server import ServerProtocol
 
 from maumau.engine import Game
 from maumau.engine.view import public_json
@@ -115,3 +119,56 @@ def test_websockets_compressor_is_dropped_once_ours_takes_over() -> None:
     plain.conn = SimpleNamespace(extensions=[])  # type: ignore[assignment]
     plain._negotiate()
     assert plain._deflater is None
+
+
+def open_protocol(extensions: list[PerMessageDeflate]) -> tuple[WebSocketProtocol, list[bytes]]:
+    """A protocol past its handshake, writing into a list (no event loop, no socket)."""
+    protocol = WebSocketProtocol.__new__(WebSocketProtocol)
+    written: list[bytes] = []
+    protocol.transport = SimpleNamespace(write=written.append)  # type: ignore[assignment]
+    protocol.writable = asyncio.Event()
+    protocol.writable.set()
+    protocol.disconnected = protocol.close_sent = False
+    protocol.handshake_complete = True
+    protocol.initial_response = None
+    protocol.conn = ServerProtocol()
+    protocol.conn.state = OPEN
+    protocol.conn.extensions = list(extensions)
+    return protocol, written
+
+
+def test_send_writes_text_binary_and_nothing_as_uvicorn_does() -> None:
+    protocol, written = open_protocol([])
+    for message in [
+        {"type": "websocket.send", "text": "héllo"},
+        {"type": "websocket.send", "bytes": b"\x00\x01"},
+        {"type": "websocket.send", "bytes": b"raw", "text": "ignored"},  # bytes first
+        {"type": "websocket.send"},  # neither: nothing
+    ]:
+        asyncio.run(protocol.send(message))  # type: ignore[arg-type]
+    assert written == [
+        frame(TEXT, "héllo".encode()),
+        frame(BINARY, b"\x00\x01"),
+        frame(BINARY, b"raw"),
+    ]
+
+
+def test_send_compresses_when_the_client_agreed() -> None:
+    protocol, written = open_protocol([PerMessageDeflate(False, False, 15, 12)])
+    client = PerMessageDeflate(False, False, 12, 15)
+    for text in ["one", "two", "one two"]:
+        asyncio.run(protocol.send({"type": "websocket.send", "text": text}))
+    for text, data in zip(["one", "two", "one two"], written, strict=True):
+        first, payload = read(data)
+        assert first == TEXT | DEFLATED
+        assert client.decode(Frame(Opcode.TEXT, payload, rsv1=True)).data == text.encode()
+
+
+def test_send_on_a_closing_socket_fails_as_uvicorn_does() -> None:
+    """Once the client's close arrived the socket takes no message: uvicorn's own
+    ``send`` answers, with the error the server expects of a gone client."""
+    protocol, written = open_protocol([])
+    protocol.conn.state = CLOSING
+    with pytest.raises(ClientDisconnected):
+        asyncio.run(protocol.send({"type": "websocket.send", "text": "late"}))
+    assert written == []

@@ -97,11 +97,13 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         ):
             await super().send(message)  # its errors, as uvicorn gives them
             return
-        text = message.get("text")
-        if isinstance(text, str):
+        raw, text = message.get("bytes"), message.get("text")  # bytes first, as uvicorn
+        if isinstance(raw, bytes):
+            first, data = BINARY, raw
+        elif isinstance(text, str):
             first, data = TEXT, text.encode()
         else:
-            first, data = BINARY, bytes(message.get("bytes") or b"")
+            return  # neither: uvicorn sends nothing either
         if not self._negotiated:
             self._negotiate()
         if self._deflater is None:
