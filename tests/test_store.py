@@ -34,7 +34,7 @@ from maumau.store import (
     database_url,
     sqlite_url,
 )
-from maumau.store.connect import SQLITE_PRAGMAS, execute_while_locked, make_engine
+from maumau.store.connect import execute_while_locked, make_engine, set_pragmas
 from maumau.store.migrate import head_revision
 from maumau.store.schema import metadata
 from maumau.store.urls import sqlite_file
@@ -369,9 +369,7 @@ def test_connections_switching_a_new_database_to_wal_together_all_succeed(
         start.wait()
         db = sqlite3.connect(path, isolation_level=None)
         try:
-            cursor = db.cursor()
-            for pragma in SQLITE_PRAGMAS:
-                execute_while_locked(cursor, pragma)
+            set_pragmas(db.cursor())
         except BaseException as exc:
             failures.append(exc)
         finally:

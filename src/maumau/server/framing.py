@@ -54,9 +54,9 @@ class Deflater:
 
     def __call__(self, data: bytes, first: int = TEXT) -> bytes:
         """The frame of one message ``data``, compressed (``first``: :data:`TEXT` or
-        :data:`BINARY`).  Without context
-        takeover a short message may come out longer; it is then sent as it is (a
-        message's RSV1 bit says whether it is compressed)."""
+        :data:`BINARY`).  Without context takeover a short message may come out
+        longer; it is then sent as it is (a message's RSV1 bit says whether it is
+        compressed)."""
         if self._fresh:
             self._compressor = self._new()
         compressor = self._compressor

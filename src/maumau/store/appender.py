@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 import orjson
 from sqlalchemy import Engine
 
-from maumau.store.connect import SQLITE_PRAGMAS, sqlite_writer
+from maumau.store.connect import set_pragmas, sqlite_writer
 from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
 from maumau.store.group import latest_times, settle, wait_settled
 from maumau.store.rows import StepRow
@@ -210,8 +210,7 @@ class SqliteAppender:
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
-            for pragma in SQLITE_PRAGMAS:
-                conn.execute(pragma)
+            set_pragmas(conn)
             self._conn = conn
         return self._conn
 

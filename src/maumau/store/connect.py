@@ -76,10 +76,16 @@ def _sqlite_connect(dbapi_connection: Any, connection_record: Any) -> None:
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     try:
-        for pragma in SQLITE_PRAGMAS:
-            execute_while_locked(cursor, pragma)
+        set_pragmas(cursor)
     finally:
         cursor.close()
+
+
+def set_pragmas(cursor: Any) -> None:
+    """Every connection's :data:`SQLITE_PRAGMAS`, through ``cursor`` (a DB-API cursor or
+    a ``sqlite3.Connection``), each tried again while a new database is locked."""
+    for pragma in SQLITE_PRAGMAS:
+        execute_while_locked(cursor, pragma)
 
 
 def execute_while_locked(cursor: Any, sql: str, seconds: float = WAL_SWITCH_SECONDS) -> None:
