@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 LANGUAGES = ("en", "de", "da", "sv")
 PHONE: ViewportSize = {"width": 360, "height": 740}
+SMALL_PHONE: ViewportSize = {"width": 320, "height": 640}
 DESKTOP: ViewportSize = {"width": 1280, "height": 860}
 
 # What a player sees, read from the page (the test acts only by clicking and typing).
@@ -56,6 +57,41 @@ def shot(page: Page, path: Path, full_page: bool = False) -> None:
 def missing_keys(page: Page) -> str | None:
     value: str | None = page.evaluate("document.documentElement.dataset.missingKeys || null")
     return value
+
+
+# For each card of the hand: is the card itself what a click hits, both at its left edge
+# and in the middle of the strip of it that the next card leaves uncovered?
+STRIPS_HIT = """() => {
+  const cards = [...document.querySelectorAll('.hand .card')];
+  const y = (r) => r.top + r.height / 2;
+  return cards.map((card, i) => {
+    const r = card.getBoundingClientRect();
+    const end = i + 1 < cards.length ? cards[i + 1].getBoundingClientRect().left : r.right;
+    return [r.left + 2, (r.left + end) / 2].every(
+      (x) => document.elementFromPoint(x, y(r))?.closest('.card') === card);
+  });
+}"""
+
+
+def every_card_reachable(page: Page) -> None:
+    """On a small phone the hand overlaps; a card lifted by keyboard focus or by the
+    mouse must not cover the strip of its neighbour that a player clicks."""
+    page.set_viewport_size(SMALL_PHONE)
+    page.wait_for_function(  # the hand is refitted: the cards overlap by some pixels
+        """() => { const c = document.querySelectorAll('.hand .card');
+        return c[0].getBoundingClientRect().right - c[1].getBoundingClientRect().left > 6; }"""
+    )
+    page.focus('.hand .card[tabindex="0"]')
+    page.keyboard.press("Home")  # keyboard focus (and its lift) on the first card
+    expect(page.locator(".hand .card").first).to_be_focused()
+    third = page.locator(".hand .card").nth(2)
+    box = third.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)  # the mouse lifts the third
+    page.wait_for_timeout(300)  # the lifts' transitions (0.15 s) have ended
+    hits: list[bool] = page.evaluate(STRIPS_HIT)
+    page.set_viewport_size(PHONE)
+    assert len(hits) >= 3 and all(hits), hits
 
 
 def move(page: Page, seen: dict[str, Any]) -> bool:
@@ -138,6 +174,10 @@ def play_until_end(pages: list[Page], shots: Path, seen: dict[str, Any]) -> None
                 if all(read(p)["result"] == "end" for p in pages):
                     return
             elif move(page, seen):
+                guest = pages[1]
+                if not seen["reach_checked"] and len(read(guest)["hand"]) >= 5:
+                    every_card_reachable(guest)
+                    seen["reach_checked"] = True
                 if seen["moves"] == 6:
                     shot(pages[0], shots / "table.png")
                     shot(pages[1], shots / "table-phone-midgame.png")
@@ -308,6 +348,7 @@ def test_two_players_and_two_bots_play_a_penalty_game(
         "summaries": set(),
         "reloaded": False,
         "big_hand": False,
+        "reach_checked": False,
         "history_checked": False,
         "history_due": 0,
         "next_presses": 0,
@@ -334,6 +375,7 @@ def test_two_players_and_two_bots_play_a_penalty_game(
     rounds = len(replay["rounds"])
     assert seen["waited"] >= rounds - 1  # in every round one player pressed first and waited
     assert seen["history_checked"] or rounds < 3
+    assert seen["reach_checked"]  # the guest held five cards at least once
     assert chart_rounds(host) == rounds
 
     # A reload after the game: the result, its tie-break and every round come back.
