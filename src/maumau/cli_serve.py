@@ -70,7 +70,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
-    from maumau.server.framing import WebSocketProtocol
     from maumau.store import database_url
 
     if args.database_url:
@@ -99,15 +98,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"Mau Mau: games are kept in {where}", flush=True)
     print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
     app = create_app(config)
-    config_ = uvicorn.Config(
-        app,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        ws_max_size=64 * 1024,
-        proxy_headers=False,
-        ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
-    )
+    config_ = uvicorn_config(app, args.host, args.port, args.log_level)
 
     class Server(uvicorn.Server):
         """uvicorn's server, which first tells every player that the server is stopping
@@ -125,6 +116,25 @@ def cmd_serve(args: argparse.Namespace) -> int:
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a normal stop, as uvicorn.run
         Server(config_).run()
     return 0
+
+
+def uvicorn_config(app: Any, host: str, port: int, log_level: str) -> Any:
+    """How ``maumau serve`` runs ``app`` on uvicorn (a ``uvicorn.Config``)."""
+    import uvicorn
+
+    from maumau.server.framing import WebSocketProtocol
+    from maumau.server.http_protocol import HttpProtocol
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        ws_max_size=64 * 1024,
+        proxy_headers=False,
+        http=HttpProtocol,  # uvicorn's httptools protocol (see http_protocol.py)
+        ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
+    )
 
 
 #: collect the youngest generation after this many net allocations (Python: 700)

@@ -111,6 +111,14 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         else:
             self.transport.write(self._deflater(data, first))
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        """uvicorn's, then websockets' parser is closed.  The parser is a generator that
+        holds the connection that holds it: left suspended, every closed connection
+        stayed in memory, with its buffers and its decompressor, until one of the cycle
+        collector's rare full collections (each of which then took longer)."""
+        super().connection_lost(exc)
+        self.conn.parser.close()
+
     def _negotiate(self) -> None:
         """Take over the sending half of permessage-deflate, if it was agreed.
         websockets made its own compressor at the handshake; it is dropped, since no
