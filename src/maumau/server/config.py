@@ -28,9 +28,11 @@ class ServerConfig:
     #: tables one client address may create per minute
     tables_per_minute: float = 10.0
     #: how often idle tables are looked for, in seconds
-    sweep_seconds: float = 60.0
+    sweep_seconds: float = 10.0
     #: a finished table with nobody connected leaves memory after this many seconds
-    unload_seconds: float = 60.0
+    #: (it is loaded again when asked for; kept longer, finished tables piled up under
+    #: load and made every collection of the cycle collector longer)
+    unload_seconds: float = 10.0
     #: messages waiting for one slow client before the server gives up on it
     send_queue: int = 512
     web_dir: Path = WEB_DIR
