@@ -25,9 +25,8 @@ from maumau.server.protocol import (
     Closed,
     Lobby,
     Model,
-    Welcome,
 )
-from maumau.server.results import game_end, round_end
+from maumau.server.results import game_end, round_end, welcome
 from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
@@ -109,7 +108,7 @@ class Referee:
         self.last_seen = self.clock()
         if seat is not None:
             self.announce()
-        conn.send(self.welcome(seat))
+        conn.send(welcome(self.table, seat))
         if seat is not None:
             self.stand_in.returned(seat)
         self.broadcast_lobby()
@@ -141,22 +140,10 @@ class Referee:
             if seat is None or seat < position:
                 continue
             conn.seat = None if seat == position else seat - 1
-            conn.send(self.welcome(conn.seat))
+            conn.send(welcome(self.table, conn.seat))
         self.stand_in.start_absences()
         self.broadcast_lobby()
         self.announce()
-
-    def welcome(self, seat: int | None) -> Welcome:
-        table = self.table
-        game = table.game
-        return Welcome(
-            game_id=table.id,
-            seat=seat,
-            role="spectator" if seat is None else "player",
-            host=seat is not None and seat == table.host,
-            results=[] if game is None else [round_end(game, i) for i in range(len(game.results))],
-            end=None if game is None or not game.finished else game_end(game),
-        )
 
     def close_all(self, code: str, message: str) -> None:
         for conn in list(self.connections):

@@ -1,9 +1,10 @@
-"""What players are told when a round or the game ends."""
+"""What players are told when a round or the game ends, and when they arrive."""
 
 from __future__ import annotations
 
 from maumau.engine import Game
-from maumau.server.protocol import GameEnd, RoundEnd
+from maumau.server.protocol import GameEnd, RoundEnd, Welcome
+from maumau.server.table import Table
 
 
 def round_end(game: Game, index: int) -> RoundEnd:
@@ -30,4 +31,18 @@ def game_end(game: Game) -> GameEnd:
         decided_by=game.decided_by or "",
         totals=list(game.totals),
         rounds_won=list(game.rounds_won),
+    )
+
+
+def welcome(table: Table, seat: int | None) -> Welcome:
+    """The ``welcome`` for a connection that holds ``seat`` (``None``: a spectator),
+    with every finished round and the game's end, if it has ended."""
+    game = table.game
+    return Welcome(
+        game_id=table.id,
+        seat=seat,
+        role="spectator" if seat is None else "player",
+        host=seat is not None and seat == table.host,
+        results=[] if game is None else [round_end(game, i) for i in range(len(game.results))],
+        end=None if game is None or not game.finished else game_end(game),
     )
