@@ -31,8 +31,9 @@ CONNECTIONS = 12
 async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
     """Answers HTTP with ``ok`` and echoes WebSocket text until the client leaves."""
     if scope["type"] == "lifespan":
-        while (await receive())["type"] != "lifespan.shutdown":
-            await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.startup
+        await send({"type": "lifespan.startup.complete"})
+        await receive()  # lifespan.shutdown
         await send({"type": "lifespan.shutdown.complete"})
     elif scope["type"] == "http":
         await send({"type": "http.response.start", "status": 200, "headers": []})

@@ -9,7 +9,10 @@ import gc
 import logging
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import uvicorn
 
 
 def add_commands(commands: Any) -> None:
@@ -118,8 +121,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def uvicorn_config(app: Any, host: str, port: int, log_level: str) -> Any:
-    """How ``maumau serve`` runs ``app`` on uvicorn (a ``uvicorn.Config``)."""
+def uvicorn_config(app: Any, host: str, port: int, log_level: str) -> uvicorn.Config:
+    """How ``maumau serve`` runs ``app`` on uvicorn."""
     import uvicorn
 
     from maumau.server.framing import WebSocketProtocol
