@@ -18,6 +18,11 @@ commit so costs the busy loop no turns of its own (a writer task between the loo
 the thread cost three: to start each group, to learn it was written, to wake its
 callers).  If a group breaks a key or a reference, each append of it is written alone,
 so that each caller gets its own answer (``SeqConflict``, ``UnknownGame``).
+
+A group is one ``INSERT`` into ``steps``, which SQLite commits by itself, and a trigger
+makes each game active as of its last step (migration 0002): one statement, where
+``BEGIN``, ``UPDATE games``, ``INSERT`` and ``COMMIT`` were four, and each statement
+cost the thread a wait for the interpreter lock.
 """
 
 from __future__ import annotations
@@ -36,22 +41,14 @@ import orjson
 from sqlalchemy import Engine
 
 from maumau.store.connect import set_pragmas, sqlite_writer
-from maumau.store.errors import SeqConflict, StoreUnavailable, UnknownGame
-from maumau.store.group import latest_times, settle, wait_settled
+from maumau.store.errors import SeqConflict, StoreError, StoreUnavailable, UnknownGame
+from maumau.store.group import settle, wait_settled
 from maumau.store.rows import StepRow
 
 T = TypeVar("T")
 
 #: bound parameters per statement: SQLite's limit before 3.32 (32,766 since)
 _MAX_PARAMS = 999
-
-
-def _touch(touches: list[tuple[float, str]]) -> tuple[str, list[Any]]:
-    """One ``UPDATE`` that sets ``last_active_at`` for every ``(time, game id)``."""
-    whens = " ".join(["WHEN ? THEN ?"] * len(touches))
-    marks = ", ".join(["?"] * len(touches))
-    sql = f"UPDATE games SET last_active_at = CASE id {whens} END WHERE id IN ({marks})"
-    return sql, [v for t, g in touches for v in (g, t)] + [g for _, g in touches]
 
 
 def _insert(rows: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
@@ -75,7 +72,6 @@ class _Append:
     """One caller's steps for one game, as rows, waiting to be written."""
 
     game_id: str
-    now: float
     values: list[tuple[Any, ...]]
     done: asyncio.Future[None] = field(repr=False)
     #: the outcome, set by the writer thread: ``None`` (written) or the error
@@ -83,6 +79,19 @@ class _Append:
     settled: bool = False
     #: set once settled, for a caller that was cancelled meanwhile
     waiter: asyncio.Future[None] | None = field(default=None, repr=False)
+
+
+def _refused(item: _Append, exc: sqlite3.IntegrityError) -> StoreError:
+    """What the caller of an append that SQLite refused is told: its game does not
+    exist (the steps' foreign key) or one of its steps is taken (their primary key)."""
+    failure: StoreError
+    if exc.sqlite_errorname == "SQLITE_CONSTRAINT_FOREIGNKEY":
+        failure = UnknownGame(f"no game {item.game_id!r}")
+    else:
+        numbers = ", ".join(str(v[1]) for v in item.values)
+        failure = SeqConflict(f"game {item.game_id!r}: a step among {numbers} is already stored")
+    failure.__cause__ = exc
+    return failure
 
 
 class SqliteAppender:
@@ -112,7 +121,7 @@ class SqliteAppender:
         values = [
             (game_id, s.seq, s.kind, _json(s.data), s.client_id, s.created_at or now) for s in steps
         ]
-        item = _Append(game_id, now, values, loop.create_future())
+        item = _Append(game_id, values, loop.create_future())
         with self._lock:
             self._waiting.append(item)
             start, self._draining = not self._draining, True
@@ -147,9 +156,8 @@ class SqliteAppender:
 
     def _commit(self, batch: list[_Append]) -> int:
         """Write ``batch``; set each append's ``failure``; return the commits made."""
-        touches = [(t, g) for g, t in latest_times(batch).items()]
         try:
-            self._write(touches, [v for i in batch for v in i.values])
+            self._write([v for i in batch for v in i.values])
             return 1
         except sqlite3.IntegrityError:
             pass  # nothing of it was written: each alone, for each its own answer
@@ -160,14 +168,10 @@ class SqliteAppender:
         commits = 0
         for item in batch:
             try:
-                self._write([(item.now, item.game_id)], item.values, alone=True)
+                self._write(item.values)
                 commits += 1
             except sqlite3.IntegrityError as exc:
-                numbers = ", ".join(str(v[1]) for v in item.values)
-                item.failure = SeqConflict(
-                    f"game {item.game_id!r}: a step among {numbers} is already stored"
-                )
-                item.failure.__cause__ = exc
+                item.failure = _refused(item, exc)
             except BaseException as exc:
                 item.failure = self._unavailable(exc)
         return commits
@@ -181,20 +185,17 @@ class SqliteAppender:
             return failure
         return exc
 
-    def _write(
-        self, touches: list[tuple[float, str]], values: list[tuple[Any, ...]], alone: bool = False
-    ) -> None:
-        """One transaction: set ``last_active_at`` for each ``(time, game id)`` and
-        insert the rows.  ``alone``: one game, which must exist (``UnknownGame``)."""
+    def _write(self, values: list[tuple[Any, ...]]) -> None:
+        """One transaction that inserts the rows: one statement when they fit in one
+        (nearly always), several between ``BEGIN`` and ``COMMIT`` otherwise."""
         conn = self._connection()
+        chunks = _chunks(values, _MAX_PARAMS // 6)
         try:
+            if len(chunks) == 1:
+                conn.execute(*_insert(chunks[0]))
+                return
             conn.execute("BEGIN IMMEDIATE")
-            touched = 0
-            for chunk in _chunks(touches, _MAX_PARAMS // 3):
-                touched += conn.execute(*_touch(chunk)).rowcount
-            if alone and touched == 0:
-                raise UnknownGame(f"no game {touches[0][1]!r}")
-            for chunk in _chunks(values, _MAX_PARAMS // 6):
+            for chunk in chunks:
                 conn.execute(*_insert(chunk))
             conn.execute("COMMIT")
         except BaseException as exc:

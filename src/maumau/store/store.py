@@ -283,10 +283,11 @@ class Store:
     async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         """Append ``steps`` to ``game_id`` in one transaction, durable on return.
 
-        The game counts as active at ``now``; a step with ``created_at`` 0.0 is stamped
-        ``now``.  If any step number is already taken nothing is appended and
-        :class:`SeqConflict` is raised.  Appends made at the same time, to any games,
-        share one commit (see :mod:`maumau.store.group`).
+        A step with ``created_at`` 0.0 is stamped ``now``, and the game counts as active
+        at ``now`` (on SQLite: as of its last step's time, which is ``now`` unless that
+        step brings a time of its own).  If any step number is already taken
+        nothing is appended and :class:`SeqConflict` is raised.  Appends made at the
+        same time, to any games, share one commit (see :mod:`maumau.store.group`).
         """
         check_steps(steps)
         if not steps:
