@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import MetaData, text
@@ -35,7 +36,7 @@ from maumau.store import (
     sqlite_url,
 )
 from maumau.store.connect import execute_while_locked, make_engine, set_pragmas
-from maumau.store.migrate import head_revision
+from maumau.store.migrate import alembic_config, head_revision
 from maumau.store.schema import metadata
 from maumau.store.urls import sqlite_file
 from pg import pg_admin
@@ -426,6 +427,26 @@ async def _revisions(url: str) -> list[str]:
             return [str(row[0]) for row in rows]
     finally:
         await engine.dispose()
+
+
+async def test_a_sqlite_database_of_the_first_revision_is_upgraded(tmp_path: Path) -> None:
+    # a database made by the first release: its games' activity was kept by the store;
+    # since revision 0002 a trigger keeps it as steps are appended
+    path = tmp_path / "old.db"
+    engine = make_engine(sqlite_url(path))
+    try:
+        async with engine.begin() as conn:
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001"))
+    finally:
+        await engine.dispose()
+    with sqlite3.connect(path) as raw:
+        assert raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall() == []
+    async with await Store.open(f"sqlite:///{path}") as opened:
+        await opened.create_game(game_row(last_active_at=1.0))
+        await opened.append("g1", [step(0, "deal"), step(1)], now=5.0)
+        row = await opened.game("g1")
+        assert row is not None and row.last_active_at == 5.0
+    assert await _revisions(f"sqlite:///{path}") == [head_revision()]
 
 
 async def test_sqlite_file_settings_and_folder(tmp_path: Path) -> None:
