@@ -1,7 +1,9 @@
 """The database schema (SQLAlchemy Core): games, their seats, and their append-only steps.
 
 ``migrations/versions`` creates exactly these tables; a test keeps the two in step.
-Constraint names follow ``NAMING`` so that every database names them alike.
+Constraint names follow ``NAMING`` so that every database names them alike.  On SQLite
+the migrations also add a trigger that sets a game's ``last_active_at`` from each step
+appended to it (revision 0002; :mod:`maumau.store.appender` relies on it).
 """
 
 from __future__ import annotations
