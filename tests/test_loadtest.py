@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN, SERVER, Protocol
 from websockets.server import ServerProtocol
 
+from lab.ports import free_port
 from maumau.cli import main
 from maumau.loadtest import LoadOptions, run_load
 from maumau.loadtest.choice import ActionIds, choose_action, think_mean, think_time
@@ -239,18 +239,11 @@ def test_handshake_answer_after_connect_gave_up_drops_the_connection(gave_up: bo
 # --- against a real server ----------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Path]]:
     """``maumau serve`` with the limits the load tool needs; (url, pid, data dir)."""
     data = tmp_path_factory.mktemp("load-server")
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
     command += ["--data-dir", str(data), "--log-level", "warning"]
     command += ["--tables-per-minute", "100000", "--messages-per-second", "1000"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -26,19 +25,13 @@ from websockets.exceptions import ConnectionClosed
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.sync.client import connect
 
+from lab.ports import free_port
 from maumau.engine import replay
 from maumau.engine.verify import verify_report
 
 DEADLINE = float(
     os.environ.get("LIVE_DEADLINE", 120)
 )  # seconds for a whole game; generous for a loaded machine
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 class Server:

@@ -23,6 +23,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.server import ServerProtocol
 from websockets.sync.client import connect
 
+from lab.ports import free_port
 from maumau.cli_serve import uvicorn_config
 
 CONNECTIONS = 12
@@ -43,13 +44,6 @@ async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable
         await send({"type": "websocket.accept"})
         while (message := await receive())["type"] == "websocket.receive":
             await send({"type": "websocket.send", "text": message["text"]})
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture
