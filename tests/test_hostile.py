@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from lab.hostile.probes import outcome
 from lab.hostile.protocol import DOCUMENTED
 from lab.hostile.raw_http import raw_requests
 from lab.hostile.schema import case_json, prepare_case, schema_cases
-from lab.hostile.snapshot import differences
+from lab.hostile.snapshot import database_rows, differences
 from lab.hostile.verdicts import Tally, judge, judge_reply
 from maumau.engine import Rules
 from serverkit import add_bot, auth, create_table, join, make_client, start
@@ -237,26 +236,10 @@ def snapshot(arena: Arena) -> dict[str, Any]:
     return shot
 
 
-def database_rows(path: Path, game_id: str) -> Any:
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return [
-            db.execute(query, (game_id,)).fetchall()
-            for query in (
-                "SELECT status, options, settings, host, rematch_id FROM games WHERE id = ?",
-                "SELECT position, name, kind, level, token_hash FROM seats WHERE game_id = ? "
-                "ORDER BY position",
-                "SELECT seq, kind, data, client_id FROM steps WHERE game_id = ? ORDER BY seq",
-            )
-        ]
-    finally:
-        db.close()
-
-
 @contextlib.contextmanager
 def unchanged(arena: Arena) -> Iterator[None]:
     before = snapshot(arena)
-    assert before["four-humans"]["rows"][2], "the running game has steps"
+    assert before["four-humans"]["rows"]["steps"], "the running game has steps"
     yield
     after = snapshot(arena)
     assert differences(before, after) == []
