@@ -41,7 +41,7 @@ class Seat:
             left = deadline - clock()
             if left <= 0:
                 raise TimeoutError
-            message = json.loads(self.ws.recv(timeout=left))
+            message: dict[str, Any] = json.loads(self.ws.recv(timeout=left))
             kind = message.get("type")
             if kind == "state":
                 self.version = int(message["version"])

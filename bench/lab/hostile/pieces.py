@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from lab.hostile.games import Context, GameCtx
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -39,11 +41,12 @@ class Pieces:
 
     # - pieces -
 
-    def cached(self, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+    def cached(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
         """Strategies are built once per game and seat (building them is slow)."""
         if key not in self.cache:
             self.cache[key] = make()
-        return self.cache[key]
+        made: T = self.cache[key]
+        return made
 
     def fresh_id(self, game: GameCtx, seat: int | None) -> st.SearchStrategy[str]:
         return self.cached(("id", game.key, seat), lambda: self._fresh_id(game, seat))

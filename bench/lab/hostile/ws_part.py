@@ -5,6 +5,7 @@ judged."""
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -111,12 +112,11 @@ async def run_ws(server: Server, ctx: Context, probes: list[Probe], workers: int
         for i in range(0, len(items), chunk):
             part = items[i : i + chunk]
             compression = "deflate" if (i // chunk) % 2 else None
+            game = ctx.games[key]
             jobs.append(
-                lambda k=key, w=who, p=part, c=compression: run_persistent(
-                    server, ctx, ctx.games[k], w, p, tally, c
-                )
+                functools.partial(run_persistent, server, ctx, game, who, part, tally, compression)
             )
-    jobs.extend(lambda p=probe: run_own(server, ctx, p, tally) for probe in own)
+    jobs.extend(functools.partial(run_own, server, ctx, probe, tally) for probe in own)
     queue: asyncio.Queue[Callable[[], Any]] = asyncio.Queue()
     for job in jobs:
         queue.put_nowait(job)

@@ -101,7 +101,7 @@ class Listener:
             self._task = None
 
     async def _run(self) -> None:
-        import asyncpg  # type: ignore[import-untyped]
+        import asyncpg
 
         backoff = 0.1
         while True:
