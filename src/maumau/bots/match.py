@@ -42,19 +42,9 @@ def play_match(
     game = Game(rules, list(names) if names is not None else [b.level for b in bots])
     seeds = round_seeds(seed)
     times: list[list[float]] = [[] for _ in range(n)]
-    clock = time.perf_counter
     while not game.finished and len(game.rounds) < max_rounds:
         game.deal(seeds.getrandbits(63))
-        while not game.round_over:
-            seat = game.to_move
-            view = game.view(seat)
-            legal = game.legal_actions(seat)
-            start = clock()
-            action = bots[seat].choose(view, legal)
-            times[seat].append(clock() - start)
-            game.apply(action, seat)
-            if game.round.catchable >= 0 and not game.round_over:
-                _offer_catches(game, bots, seat)
+        play_round(game, bots, times)
     return (
         MatchResult(
             winners=game.winners or (),
@@ -66,6 +56,23 @@ def play_match(
         ),
         game,
     )
+
+
+def play_round(game: Game, bots: Sequence[Bot], times: list[list[float]] | None = None) -> None:
+    """Play the round just dealt in ``game`` to its end; bot ``i`` sits in seat ``i``.
+    Each decision's time in seconds is appended to ``times[seat]`` when given."""
+    clock = time.perf_counter
+    while not game.round_over:
+        seat = game.to_move
+        view = game.view(seat)
+        legal = game.legal_actions(seat)
+        start = clock()
+        action = bots[seat].choose(view, legal)
+        if times is not None:
+            times[seat].append(clock() - start)
+        game.apply(action, seat)
+        if game.round.catchable >= 0 and not game.round_over:
+            _offer_catches(game, bots, seat)
 
 
 def _offer_catches(game: Game, bots: Sequence[Bot], actor: int) -> None:
