@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from lab.ismcts import IsmctsBot
+from lab.ismcts import EXPLORATION, IsmctsBot, Opponents
 from maumau.bots import Bot, HardBot, make_bot
 from maumau.bots.hard import DEFAULT_SIMULATIONS
 from maumau.bots.match import play_round
@@ -39,15 +39,16 @@ from maumau.engine.errors import EngineError
 BOTS = ("hard", "ismcts", "ismcts-own")
 
 
-def make_tested(spec: str, seed: int) -> Bot:
-    """The bot under test from ``name[:N]``."""
+def make_tested(spec: str, seed: int, exploration: float = EXPLORATION) -> Bot:
+    """The bot under test from ``name[:N]`` (``exploration``: UCB1's constant, ISMCTS only)."""
     name, _, budget = spec.partition(":")
     if name not in BOTS or (budget and not (budget.isdigit() and int(budget) > 0)):
         raise ValueError(f"bot {spec!r}: one of {', '.join(BOTS)}, optionally with :N (N >= 1)")
     sims = int(budget) if budget else DEFAULT_SIMULATIONS
     if name == "hard":
         return HardBot(seed, simulations=sims)
-    return IsmctsBot(seed, simulations=sims, opponents="tree" if name == "ismcts" else "playout")
+    opponents: Opponents = "tree" if name == "ismcts" else "playout"
+    return IsmctsBot(seed, simulations=sims, opponents=opponents, exploration=exploration)
 
 
 def deal_seed(deal: int) -> int:
@@ -64,9 +65,9 @@ def points(rules: Rules, players: int, bots: list[Bot], seed: int) -> tuple[list
     return list(result.hand_values), result.out
 
 
-def one_deal(job: tuple[str, str, int, int]) -> list[dict[str, Any]]:
+def one_deal(job: tuple[str, str, int, int, float]) -> list[dict[str, Any]]:
     """The rows of one deal: the tested bot in each seat in turn."""
-    spec, preset, players, deal = job
+    spec, preset, players, deal, exploration = job
     rules = Rules.from_preset(preset)
     seed = deal_seed(deal)
 
@@ -77,7 +78,7 @@ def one_deal(job: tuple[str, str, int, int]) -> list[dict[str, Any]]:
     rows = []
     for seat in range(players):
         bots = normals()
-        bots[seat] = make_tested(spec, seed=7 + deal)
+        bots[seat] = make_tested(spec, 7 + deal, exploration)
         got, out = points(rules, players, bots, seed)
         rows.append(
             {"deal": deal, "seat": seat, "bot": got[seat], "normal": base[seat], "out": out == seat}
@@ -108,6 +109,9 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--preset", default="penalty-100")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument(
+        "--exploration", type=float, default=EXPLORATION, help="UCB1's constant (ISMCTS)"
+    )
     parser.add_argument("--json", type=Path, help="write the summary and every row here")
     args = parser.parse_args()
     try:
@@ -118,7 +122,7 @@ def main() -> int:
     if args.deals < 1 or args.jobs < 1:
         parser.error("--deals and --jobs must be at least 1")
     jobs = [
-        (args.bot, args.preset, args.players, d)
+        (args.bot, args.preset, args.players, d, args.exploration)
         for d in range(args.first_deal, args.first_deal + args.deals)
     ]
     rows: list[dict[str, Any]] = []

@@ -21,10 +21,10 @@ def test_a_deal_is_played_once_by_four_normals_and_once_per_seat_with_the_bot() 
     rules = Rules.from_preset("penalty-100")
     seed = rounds.deal_seed(3)
     base, _ = rounds.points(rules, 4, [make_bot("normal", seed=100 + i) for i in range(4)], seed)
-    rows = rounds.one_deal(("ismcts-own:40", "penalty-100", 4, 3))
+    rows = rounds.one_deal(("ismcts-own:40", "penalty-100", 4, 3, 0.7))
     assert [r["seat"] for r in rows] == [0, 1, 2, 3]
     assert [r["normal"] for r in rows] == base
-    again = rounds.one_deal(("ismcts-own:40", "penalty-100", 4, 3))
+    again = rounds.one_deal(("ismcts-own:40", "penalty-100", 4, 3, 0.7))
     assert again == rows  # seeded: the same deal gives the same rounds
 
 
