@@ -13,6 +13,7 @@ round than ``normal`` takes (``docs/performance.md``, "Bots").  A script, not a 
     uv run python bench/rounds.py --bot hard --deals 75 --jobs 2
     uv run python bench/rounds.py --bot ismcts --deals 75 --jobs 2       # tree over every seat
     uv run python bench/rounds.py --bot ismcts-own --deals 75 --jobs 2   # tree over its own moves
+    uv run python bench/rounds.py --bot ismcts --json b.json --compare a.json  # paired with a run
 
 A bot is ``hard``, ``ismcts`` or ``ismcts-own`` (the research player of
 ``bench/lab/ismcts.py``), each with an optional ``:N`` simulations per decision.
@@ -99,6 +100,18 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def paired(rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> tuple[int, float, float]:
+    """This run's bot against an earlier run's on the rounds both played (the same deal
+    and seat): how many, the mean difference in points and its standard error."""
+    theirs = {(r["deal"], r["seat"]): r["bot"] for r in earlier}
+    gains = [
+        r["bot"] - theirs[r["deal"], r["seat"]] for r in rows if (r["deal"], r["seat"]) in theirs
+    ]
+    if len(gains) < 2:
+        return len(gains), float("nan"), float("nan")
+    return len(gains), statistics.fmean(gains), statistics.stdev(gains) / len(gains) ** 0.5
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -113,7 +126,18 @@ def main() -> int:
         "--exploration", type=float, default=EXPLORATION, help="UCB1's constant (ISMCTS)"
     )
     parser.add_argument("--json", type=Path, help="write the summary and every row here")
+    parser.add_argument(
+        "--compare", type=Path, metavar="FILE", help="pair with the rows of an earlier --json"
+    )
     args = parser.parse_args()
+    earlier = None
+    if args.compare:
+        try:
+            earlier = json.loads(args.compare.read_text())
+            if not isinstance(earlier.get("rows"), list):
+                raise ValueError("it has no rows")
+        except (OSError, ValueError, AttributeError) as exc:
+            parser.error(f"--compare {args.compare}: not a --json file of this script ({exc})")
     try:
         make_tested(args.bot, 0)
         Rules.from_preset(args.preset).check_players(args.players)
@@ -141,6 +165,12 @@ def main() -> int:
         f"{figures['difference']:+.2f} ± {figures['standard_error']:.2f} (standard error); "
         f"went out in {figures['out_share']:.1%} of rounds"
     )
+    if earlier is not None:
+        count, mean, error = paired(rows, earlier["rows"])
+        print(
+            f"minus {earlier['args']['bot']} of {args.compare.name} on the same {count} "
+            f"rounds: {mean:+.2f} ± {error:.2f}"
+        )
     if args.json:
         args.json.write_text(
             json.dumps(

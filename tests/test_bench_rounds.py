@@ -78,3 +78,28 @@ def test_ismcts_chooses_legal_actions_and_the_same_ones_for_the_same_seed(
             game.apply(bots[seat].choose(view, legal), seat)
         searched += decisions
     assert searched >= 6
+
+
+def test_two_runs_are_paired_on_the_rounds_both_played() -> None:
+    now = [
+        {"deal": 0, "seat": 0, "bot": 10, "normal": 16, "out": False},
+        {"deal": 0, "seat": 1, "bot": 4, "normal": 2, "out": False},
+        {"deal": 1, "seat": 0, "bot": 7, "normal": 9, "out": False},
+    ]
+    earlier = [
+        {"deal": 0, "seat": 0, "bot": 12, "normal": 16, "out": False},
+        {"deal": 0, "seat": 1, "bot": 8, "normal": 2, "out": False},
+    ]
+    count, mean, error = rounds.paired(now, earlier)
+    assert (count, mean) == (2, -3.0)
+    assert error == pytest.approx(1.0)
+
+
+def test_the_script_refuses_a_compare_file_that_is_not_its_own(tmp_path: Path) -> None:
+    bad = tmp_path / "other.json"
+    bad.write_text('{"summary": {}}')
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--compare", str(bad)], capture_output=True, text=True
+    )
+    assert done.returncode == 2
+    assert "other.json: not a --json file of this script" in done.stderr
