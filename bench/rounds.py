@@ -168,13 +168,15 @@ def main() -> int:
     if earlier is not None:
         count, mean, error = paired(rows, earlier["rows"])
         print(
-            f"minus {earlier['args']['bot']} of {args.compare.name} on the same {count} "
+            f"minus {earlier.get('args', {}).get('bot', 'its bot')} of {args.compare.name} "
+            f"on the same {count} "
             f"rounds: {mean:+.2f} ± {error:.2f}"
         )
     if args.json:
+        settings = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}
         args.json.write_text(
             json.dumps(
-                {"args": vars(args) | {"json": str(args.json)}, "summary": figures, "rows": rows},
+                {"args": settings, "summary": figures, "rows": rows},
                 indent=1,
             )
         )

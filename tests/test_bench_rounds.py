@@ -3,6 +3,7 @@ player it compares with ``hard`` (``bench/lab/ismcts.py``)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -103,3 +104,23 @@ def test_the_script_refuses_a_compare_file_that_is_not_its_own(tmp_path: Path) -
     )
     assert done.returncode == 2
     assert "other.json: not a --json file of this script" in done.stderr
+
+
+def test_a_run_writes_its_rows_and_a_second_run_pairs_with_them(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    base = [sys.executable, str(SCRIPT), "--deals", "1", "--first-deal", "5"]
+    done = subprocess.run(
+        [*base, "--bot", "hard:10", "--json", str(first)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run(
+        [*base, "--bot", "ismcts:10", "--json", str(second), "--compare", str(first)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "minus hard:10 of a.json on the same 4 rounds" in done.stdout
+    written = json.loads(second.read_text())
+    assert written["args"]["compare"] == str(first)
+    assert [(r["deal"], r["seat"]) for r in written["rows"]] == [(5, s) for s in range(4)]
+    assert written["summary"]["rounds"] == 4
