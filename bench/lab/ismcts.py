@@ -120,10 +120,13 @@ class IsmctsBot(Bot):
                 world.apply(acts[0], actor)
                 continue
             children = node.children
-            fresh = [a for a in acts if a not in children]
+            fresh = []
             for a in acts:
-                if a in children:
-                    children[a].avail += 1
+                seen = children.get(a)
+                if seen is None:
+                    fresh.append(a)
+                else:
+                    seen.avail += 1
             if fresh:
                 action = fresh[int(self.rng.random() * len(fresh))]
                 child = children[action] = _Node()
