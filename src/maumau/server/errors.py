@@ -15,9 +15,13 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "message_too_large": (413, "the message is longer than the server accepts"),
     "rate_limited": (429, "too many messages or requests; slow down"),
     "too_many_tables": (429, "this address has created too many tables lately"),
+    "too_many_live_tables": (429, "this address has as many tables open as it may at once"),
+    "too_many_connections": (429, "this address or table has as many connections as allowed"),
+    "hello_timeout": (408, "no hello came in time after the connection opened"),
     "bad_origin": (403, "a WebSocket from another site's page is refused"),
     # who you are
     "bad_token": (403, "the token is not one of this table's seat tokens"),
+    "seat_removed": (410, "the seat this token held was removed from the table"),
     "no_token": (401, "this needs a seat token (Authorization: Bearer ...)"),
     "hello_required": (400, "the first message on a connection must be hello"),
     "already_greeted": (400, "hello was sent already on this connection"),
@@ -36,6 +40,8 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "too_few_players": (409, "a game needs at least two seats"),
     "table_closed": (410, "the table was closed; its record is kept"),
     "bad_option": (422, "an unknown option key or a bad value (the message names it)"),
+    "bad_name": (422, "not a display name (the message names the rule it breaks)"),
+    "name_taken": (409, "another seat at this table has this name"),
     "bad_level": (422, "not a computer player level: random, easy, normal, hard"),
     # moves
     "not_between_rounds": (409, "ready is only said between rounds"),

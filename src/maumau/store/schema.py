@@ -1,4 +1,5 @@
-"""The database schema (SQLAlchemy Core): games, their seats, and their append-only steps.
+"""The database schema (SQLAlchemy Core): games, their seats, their append-only steps,
+and the tokens of seats removed from them.
 
 ``migrations/versions`` creates exactly these tables; a test keeps the two in step.
 Constraint names follow ``NAMING`` so that every database names them alike.  On SQLite
@@ -77,4 +78,17 @@ steps = Table(
     Column("data", JSON, nullable=False),
     Column("client_id", String(64), nullable=True),
     Column("created_at", Float, nullable=False),
+)
+
+#: token hashes of seats removed from a game's lobby (their tokens get ``seat_removed``)
+removed_seats = Table(
+    "removed_seats",
+    metadata,
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("token_hash", String(64), primary_key=True),
 )
