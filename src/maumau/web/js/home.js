@@ -4,6 +4,7 @@
 import { api } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { nameError, nameMessage } from "./names.js";
 import { OPTIONS, PRESETS, presetValues, relevant } from "./options.js";
 import { saveName, saveToken, savedName } from "./seats.js";
 
@@ -23,6 +24,7 @@ export function renderHome(root, { showError }) {
     id: "player-name", name: "name", required: true, maxlength: 32, autocomplete: "nickname",
     value: savedName(), placeholder: t("home.name_placeholder"),
   });
+  const nameLine = nameMessage(name);
 
   const presetList = h("div", { class: "presets", role: "radiogroup", "aria-labelledby": "preset-title" },
     Object.keys(PRESETS).map((key) =>
@@ -109,7 +111,10 @@ export function renderHome(root, { showError }) {
   async function submit(event) {
     event.preventDefault();
     const player = name.value.trim();
-    if (!player) { name.focus(); return; }
+    if (!player) {
+      nameLine.show([t("name.rule.blank")]);
+      return;
+    }
     saveName(player);
     const base = presetValues(preset);
     const options = {};
@@ -125,7 +130,9 @@ export function renderHome(root, { showError }) {
       saveToken(seat.game_id, seat.token);
       location.assign(seat.invite);
     } catch (err) {
-      showError(err);
+      const why = nameError(err, player);
+      if (why) nameLine.show(why);
+      else showError(err);
       createButton.disabled = false;
     }
   }
@@ -138,7 +145,7 @@ export function renderHome(root, { showError }) {
         h("p", { class: "lead" }, t("home.lead")),
       ),
       h("form", { class: "panel create", onsubmit: submit },
-        h("div", { class: "field" }, h("label", { for: "player-name" }, t("home.your_name")), name),
+        h("div", { class: "field" }, h("label", { for: "player-name" }, t("home.your_name")), name, nameLine.line),
         h("h2", { id: "preset-title" }, t("home.presets")),
         presetList,
         h("details", { class: "more" },

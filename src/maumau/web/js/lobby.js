@@ -3,6 +3,7 @@
 import { api } from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { avatar, joinNodes, nameEl, nameError, nameMessage, tx } from "./names.js";
 import { ruleSummary } from "./rules.js";
 import { saveName, savedName } from "./seats.js";
 import { showError, toast } from "./toast.js";
@@ -66,18 +67,19 @@ export function renderLobby(root, page) {
   const seats = h("ol", { class: "seats", id: "seats" },
     info.seats.map((seat) =>
       h("li", { class: `seat-row ${seat.position === page.seat ? "me" : ""}`, dataset: { seat: seat.position, kind: seat.kind } },
-        h("span", { class: "avatar", "aria-hidden": "true" }, seat.name.slice(0, 1).toUpperCase()),
-        h("span", { class: "seat-name" }, seat.name,
+        avatar(seat.name),
+        h("span", { class: "seat-name" }, nameEl(seat.name),
           seat.position === page.seat ? h("small", {}, ` (${t("seat.you")})`) : null,
           seat.position === info.host ? h("small", { class: "host" }, ` · ${t("seat.host")}`) : null),
-        seatState(seat),
-        (host && seat.position !== info.host) || (!host && seat.position === page.seat)
-          ? h("button", {
-            class: "ghost small", type: "button",
-            "aria-label": t(seat.position === page.seat ? "lobby.leave" : "lobby.remove_named", { name: seat.name }),
-            onclick: () => call("DELETE", `/api/games/${id}/seats/${seat.position}`),
-          }, seat.position === page.seat ? t("lobby.leave") : t("lobby.remove"))
-          : null,
+        h("span", { class: "seat-tools" },
+          seatState(seat),
+          (host && seat.position !== info.host) || (!host && seat.position === page.seat)
+            ? h("button", {
+              class: "ghost small", type: "button",
+              "aria-label": t(seat.position === page.seat ? "lobby.leave" : "lobby.remove_named", { name: seat.name }),
+              onclick: () => call("DELETE", `/api/games/${id}/seats/${seat.position}`),
+            }, seat.position === page.seat ? t("lobby.leave") : t("lobby.remove"))
+            : null),
       ),
     ),
     Array.from({ length: Math.max(0, Math.min(info.max_seats, 4) - info.seats.length) }, () =>
@@ -125,6 +127,7 @@ export function renderJoin(root, page) {
   const info = page.info;
   const name = h("input", { id: "join-name", required: true, maxlength: 32, value: savedName(), autocomplete: "nickname" });
   const button = h("button", { class: "primary big", type: "submit", id: "join" }, t("join.button"));
+  const message = nameMessage(name);
   const full = info.seats.length >= info.max_seats;
   root.replaceChildren(
     h("section", { class: "lobby" },
@@ -133,21 +136,26 @@ export function renderJoin(root, page) {
         onsubmit: async (e) => {
           e.preventDefault();
           const player = name.value.trim();
-          if (!player) return;
+          if (!player) {
+            message.show([t("name.rule.blank")]);
+            return;
+          }
           saveName(player);
           button.disabled = true;
           try {
             await page.join(player);
           } catch (err) {
-            showError(err);
+            const why = nameError(err, player);
+            if (why) message.show(why);
+            else showError(err);
             button.disabled = false;
           }
         },
       },
         h("h1", {}, t("join.title")),
-        h("p", {}, t("join.text", { players: info.seats.map((s) => s.name).join(", ") })),
+        h("p", {}, tx("join.text", { players: joinNodes(info.seats.map((s) => nameEl(s.name)), ", ") })),
         full ? h("p", { class: "help" }, t("error.table_full")) : null,
-        h("div", { class: "field" }, h("label", { for: "join-name" }, t("home.your_name")), name),
+        h("div", { class: "field" }, h("label", { for: "join-name" }, t("home.your_name")), name, message.line),
         button,
       ),
       h("div", { class: "panel rules-brief" }, h("h2", {}, t("lobby.rules")), ruleSummary(info)),

@@ -7,6 +7,7 @@ import { cardBackSvg, cardFaceSvg, cardName, sortHand, suitSvg } from "./cards.j
 import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
 import { describeEntry } from "./log.js";
+import { avatar, joinNodes, nameYou, tx } from "./names.js";
 
 const AUTOPLAY_MS = 1000;
 const ICONS = {
@@ -115,6 +116,11 @@ export class ReplayView {
     return seat === this.page.seat ? `${name} (${t("seat.you")})` : name;
   }
 
+  /** The seat's name as nodes (isolated, see names.js), "(you)" after this player's. */
+  who(seat) {
+    return nameYou(this.data.players[seat] ?? `#${seat}`, seat === this.page.seat);
+  }
+
   // --- moving through the record ---------------------------------------------------
 
   frames(round = this.round) {
@@ -210,8 +216,8 @@ export class ReplayView {
 
     const end = { winners: data.winners, draw: data.draw };
     const title = end.draw
-      ? t("end.draw", { names: end.winners.map((s) => this.name(s)).join(" & ") })
-      : t("end.winner", { name: this.name(end.winners[0]) });
+      ? tx("end.draw", { names: joinNodes(end.winners.map((s) => this.who(s)), " & ") })
+      : tx("end.winner", { name: this.who(end.winners[0]) });
     const decided = data.decided_by
       ? t(data.decided_by === "out" && data.rules.scoring === "reward" ? "decided.out_reward" : `decided.${data.decided_by}`)
       : null;
@@ -272,7 +278,7 @@ export class ReplayView {
     // where we are, what happened, who is next
     this.position.textContent = `${t("table.round", { n: this.data.rounds[this.round].round + 1 })} · ${this.positionText(last)}`;
     this.action.replaceChildren(...this.describe(frame, prev).map((line, i) => h("p", { class: i ? "note" : "what" }, line)));
-    this.turn.textContent = this.turnText(view);
+    this.turn.replaceChildren(...this.turnText(view));
     this.turn.classList.toggle("over", view.step === "over");
 
     this.felt.replaceChildren(...this.feltParts(view, forward && prev && prev.view.top !== view.top));
@@ -291,8 +297,8 @@ export class ReplayView {
   describe(frame, prev) {
     const action = frame.action;
     const view = frame.view;
-    if (!action || !prev) return [t("replay.deal", { name: this.name(view.to_move) })];
-    const name = (s) => this.name(s);
+    if (!action || !prev) return [tx("replay.deal", { name: this.who(view.to_move) })];
+    const name = (s) => this.who(s);
     const before = prev.view;
     const lines = [];
     if ("draw" in action) {
@@ -319,12 +325,12 @@ export class ReplayView {
   }
 
   turnText(view) {
-    if (view.step === "over") return this.atEnd() ? t("end.kicker") : t("turn.round_over");
-    const name = this.name(view.to_move);
-    if (view.step === "wait") return t("replay.wait", { name: this.name(view.catchable), who: name });
-    if (view.step === "drawn") return t("replay.turn_drawn", { name });
-    if (view.pending) return t("replay.turn_pending", { name, n: view.pending });
-    return t("replay.turn", { name });
+    if (view.step === "over") return [this.atEnd() ? t("end.kicker") : t("turn.round_over")];
+    const name = this.who(view.to_move);
+    if (view.step === "wait") return tx("replay.wait", { name: this.who(view.catchable), who: name });
+    if (view.step === "drawn") return tx("replay.turn_drawn", { name });
+    if (view.pending) return tx("replay.turn_pending", { name, n: view.pending });
+    return tx("replay.turn", { name });
   }
 
   feltParts(view, arrived) {
@@ -373,8 +379,8 @@ export class ReplayView {
       dataset: { seat },
     },
       h("div", { class: "replay-seat-head" },
-        h("span", { class: "avatar", "aria-hidden": "true" }, (this.data.players[seat] || "?").slice(0, 1).toUpperCase()),
-        h("span", { class: "opp-name" }, name),
+        avatar(this.data.players[seat]),
+        h("span", { class: "opp-name" }, this.who(seat)),
         badges),
       h("div", { class: "replay-seat-meta" },
         h("span", {}, tn("table.cards", hand.length)),

@@ -6,6 +6,7 @@ import { cardFaceSvg, cardName, sortHand } from "./cards.js";
 import { totalsChart } from "./chart.js";
 import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
+import { joinNodes, nameEl, nameYou, tx } from "./names.js";
 import { verifyShuffle } from "./shuffle.js";
 
 let readyTimer = null;
@@ -51,13 +52,13 @@ export function renderResult(page, { round = null, end = null, review = false } 
   const rules = page.info.rules;
   const rounds = page.history.rounds.filter((r) => !round || r.round <= round.round);
   const previous = rounds.find((r) => round && r.round === round.round - 1);
-  const name = (s) => (s === page.seat ? `${players[s]} (${t("seat.you")})` : players[s]);
+  const name = (s) => nameYou(players[s], s === page.seat);
 
   let title;
   if (end) {
-    title = end.draw ? t("end.draw", { names: end.winners.map(name).join(" & ") }) : t("end.winner", { name: name(end.winners[0]) });
+    title = end.draw ? tx("end.draw", { names: joinNodes(end.winners.map(name), " & ") }) : tx("end.winner", { name: name(end.winners[0]) });
   } else {
-    title = t("summary.title", { n: round.round + 1, name: name(round.out) });
+    title = tx("summary.title", { n: round.round + 1, name: name(round.out) });
   }
   const totals = end?.totals ?? round?.totals ?? view.totals;
   const hands = round?.hands ?? view.hands ?? [];
@@ -138,7 +139,7 @@ export function renderResult(page, { round = null, end = null, review = false } 
       end && end.decided_by ? h("p", { class: "decided", id: "decided-by" }, t(end.decided_by === "out" && rules.scoring === "reward" ? "decided.out_reward" : `decided.${end.decided_by}`)) : null,
       table,
       scored ? h("h2", {}, t("chart.title")) : null,
-      scored ? totalsChart(rounds, players, limit) : null,
+      scored ? totalsChart(rounds, players.map((p) => nameEl(p)), limit) : null,
       shuffle,
       // the waiting note is announced; the ticking seconds are not (they would chatter)
       waiting ? h("p", { class: "next-wait", id: "next-wait", hidden: true },

@@ -1,0 +1,125 @@
+"""Display names: what a player may be called at a table (docs/protocol.md, "Display
+names").
+
+A name is shown to everyone at the table, in the lobby, on the table, in the log, in
+the round summaries, the result and the replay, and it is kept in the game record.  So
+a name must be plain visible text that cannot disturb the page around it:
+
+- it is normalised first: NFC, every run of spaces (any ``Zs`` character) becomes one
+  space, and spaces at either end are dropped;
+- it may hold no control, format, surrogate, private-use or unassigned code point and
+  no line or paragraph separator (Unicode categories ``Cc Cf Cs Co Cn Zl Zp``).  That
+  covers NUL, tabs and newlines, the bidi overrides and isolates (U+202A-U+202E,
+  U+2066-U+2069), zero-width spaces and joiners, the tag characters and the BOM;
+- it may hold none of the letters that draw nothing (the Hangul fillers, the blank
+  Braille pattern, the combining grapheme joiner, ...), and needs at least one visible
+  character (a letter, digit, punctuation mark or symbol);
+- it has at most :data:`MAX_LENGTH` code points, and at most :data:`MAX_MARKS`
+  combining marks in a row;
+- a person's name never looks like a computer player's: computer players are named
+  ``"Ada (bot)"`` (or ``"Bot 3"`` when the list of names runs out), so a human name
+  that ends in ``(bot)``, or is ``Bot`` and a number, is refused, in any case or width;
+- names at one table are distinct as people read them: compared by :func:`name_key`
+  (NFKC, case-folded, variation selectors dropped), so ``Anna``, ``ANNA`` and a
+  full-width ``Anna`` cannot sit at the same table.
+
+The length counts code points, not grapheme clusters (what a reader sees as one
+character): a grapheme cluster has no length limit of its own (a letter may carry any
+number of combining marks, an emoji sequence may be long), so a limit of 32 clusters
+would bound neither the bytes stored nor the width drawn; code points are what the
+store, the record and every client count the same way, with the standard library.  A
+name of 32 code points is at most 128 bytes of UTF-8.
+
+Which code points are unassigned depends on the Unicode version of the Python that runs
+the server (``unicodedata.unidata_version``): an emoji newer than that is refused until
+the server runs on a newer Python.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from maumau.server.errors import ServerError
+
+#: the most code points a name may have, after normalisation
+MAX_LENGTH = 32
+#: the most combining marks (categories ``Mn Mc Me``) one character may carry in a row
+MAX_MARKS = 5
+#: categories no name may hold, and what the refusal calls them
+REFUSED_CATEGORIES = {
+    "Cc": "control and format characters",
+    "Cf": "control and format characters",
+    "Cs": "lone surrogates",
+    "Co": "private-use characters",
+    "Cn": "unassigned code points",
+    "Zl": "line and paragraph separators",
+    "Zp": "line and paragraph separators",
+}
+#: letters and marks that draw nothing (Default_Ignorable_Code_Point outside the
+#: refused categories, except the variation selectors, which emoji and ideographs use,
+#: and the Mongolian free variation selectors, which Mongolian text uses), and the
+#: blank Braille pattern
+BLANK = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0")
+#: variation selectors: they change how a character is drawn, not which it is
+VARIATION_SELECTORS = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef\u180b-\u180d\u180f]")
+#: the visible categories: letters, numbers, punctuation, symbols
+VISIBLE = ("L", "N", "P", "S")
+#: what computer players are called (seating.add_bot), as :func:`name_key` without spaces
+BOT_NAME = re.compile(r".*\(bot\)|bot\d+")
+
+
+def _bad(rule: str) -> ServerError:
+    return ServerError("bad_name", f"name: {rule}")
+
+
+def normalise(raw: str) -> str:
+    """NFC, each run of spaces as one space, none at the ends (nothing is refused)."""
+    text = unicodedata.normalize("NFC", raw)
+    spaced = "".join(" " if unicodedata.category(c) == "Zs" else c for c in text)
+    return " ".join(part for part in spaced.split(" ") if part)
+
+
+def display_name(raw: str) -> str:
+    """The name as it is stored and shown, or ``bad_name`` naming the rule it breaks."""
+    if not raw:
+        raise _bad("it is empty")
+    for char in raw:
+        what = REFUSED_CATEGORIES.get(unicodedata.category(char))
+        if what is not None:
+            raise _bad(f"{what} (such as U+{ord(char):04X}) are not allowed")
+        if char in BLANK:
+            raise _bad(f"invisible characters (such as U+{ord(char):04X}) are not allowed")
+    name = normalise(raw)
+    if not any(unicodedata.category(c).startswith(VISIBLE) for c in name):
+        raise _bad("it needs at least one visible letter, digit or symbol")
+    if len(name) > MAX_LENGTH:
+        raise _bad(f"at most {MAX_LENGTH} characters (this one has {len(name)})")
+    marks = 0
+    for char in name:
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            raise _bad(f"at most {MAX_MARKS} combining marks on one character")
+    if BOT_NAME.fullmatch(name_key(name).replace(" ", "")):
+        raise _bad("names like “Ada (bot)” or “Bot 3” are for computer players")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: NFKC, case-folded, without variation selectors
+    (so ``Anna``, ``ANNA`` and ``Anna`` in full-width letters are the same name)."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return VARIATION_SELECTORS.sub("", folded)
+
+
+def distinct_name(name: str, taken: Iterable[str]) -> None:
+    """``name_taken`` if one of the ``taken`` names reads as ``name``."""
+    key = name_key(name)
+    for other in taken:
+        if name_key(other) == key:
+            raise ServerError(
+                "name_taken",
+                f"name: “{name}” is taken at this table (by “{other}”; names are compared "
+                "without case or width)",
+            )
