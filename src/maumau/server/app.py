@@ -1,5 +1,10 @@
 """The ASGI application: ``create_app(config)`` gives a FastAPI app with its store,
-its hub of live tables, the HTTP routes, the WebSocket endpoint and the web client."""
+its hub of live tables, the HTTP routes, the WebSocket endpoint and the web client.
+
+Every HTTP reply carries the security headers of :mod:`maumau.server.headers`.  The
+HTTP part is described as OpenAPI at ``/openapi.json``; FastAPI's ``/docs`` and
+``/redoc`` pages are off, since they load their scripts from a third-party CDN, and no
+third-party script may run on the origin whose storage holds the seat tokens."""
 
 from __future__ import annotations
 
@@ -16,11 +21,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
 from maumau.server import routes, sockets
+from maumau.server.admission import Admission
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
+from maumau.server.headers import secure
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
 from maumau.store import Store
+from maumau.store.files import private_directory
 
 log = logging.getLogger("maumau.server")
 
@@ -37,7 +45,10 @@ class App(FastAPI):
     passed, and their closures), which the cycle collector scans while the socket is
     open; and each handshake cost more.  HTTP middleware has nothing to do for a
     socket, and ``play`` checks the origin itself.  Any other WebSocket path goes to
-    FastAPI, which refuses it."""
+    FastAPI, which refuses it.
+
+    Every HTTP reply gets the security headers here, outside FastAPI's middleware, so
+    that they are also on the replies of its outermost layer (a 500)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -47,6 +58,8 @@ class App(FastAPI):
                 scope["path_params"] = match.groupdict()
                 await sockets.play(WebSocket(scope, receive, send), match["game_id"], send)
                 return
+        elif scope["type"] == "http":
+            send = secure(scope, send)
         await super().__call__(scope, receive, send)
 
 
@@ -56,7 +69,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.database_url is None:
-            config.data_dir.mkdir(parents=True, exist_ok=True)
+            private_directory(config.data_dir)
         store = await Store.open(config.url)
         hub = Hub(store, config)
         app.state.hub = hub
@@ -75,9 +88,12 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         version=__version__,
         summary="Tables by link, live play over WebSocket (see docs/protocol.md)",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.config = config
     app.state.create_limiter = AddressLimiter(config.tables_per_minute)
+    app.state.admission = Admission(config.connections_per_address, config.connections_per_table)
 
     @app.exception_handler(ServerError)
     async def server_error(request: Request, exc: ServerError) -> JSONResponse:

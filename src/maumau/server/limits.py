@@ -1,13 +1,42 @@
-"""Rate limits: a token bucket per connection, and table creation per client address."""
+"""Rate limits and caps: a token bucket per connection, table creation per client
+address, and how many connections a key (an address, a table) holds at once.
+
+Every per-address limit keys its client by :func:`address_key`: an IPv6 client counts by
+its /64, the block one home or one host is given, since any one of them may use as many
+of its 2^64 addresses as it likes."""
 
 from __future__ import annotations
 
+import ipaddress
 import time
+from collections import OrderedDict
 from collections.abc import Callable
+
+#: the IPv6 prefix one client counts by
+IPV6_PREFIX = 64
+
+
+def address_key(host: str) -> str:
+    """The key per-address limits count ``host`` (a client's address as the server
+    sees it) by: an IPv4 address as it is, an IPv4-mapped IPv6 address
+    (``::ffff:192.0.2.1``) as its IPv4 address, any other IPv6 address as its /64
+    (``2001:db8:1:2::/64``), and anything that is no IP address (``"testclient"``, a
+    Unix socket's name) as it is."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv4Address):
+        return str(ip)
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
 
 
 class TokenBucket:
     """Allows ``rate`` events per second on average and bursts of up to ``burst``."""
+
+    __slots__ = ("burst", "clock", "rate", "stamp", "tokens")
 
     def __init__(
         self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
@@ -29,18 +58,71 @@ class TokenBucket:
 
 
 class AddressLimiter:
-    """A token bucket per client address (for creating tables), forgetting idle ones."""
+    """A token bucket per client address (for creating tables), keyed by
+    :func:`address_key`.
 
-    def __init__(self, per_minute: float, clock: Callable[[], float] = time.monotonic) -> None:
+    The buckets are kept in the order of their last use.  A bucket unused for as long
+    as it takes to fill up again is the same as a new one, and is forgotten; and at most
+    ``size`` are kept (the longest unused goes first), so that a stream of new
+    addresses cannot grow the memory without bound.  Each request costs O(1)."""
+
+    def __init__(
+        self, per_minute: float, clock: Callable[[], float] = time.monotonic, size: int = 10_000
+    ) -> None:
         self.rate = per_minute / 60.0
         self.burst = max(1.0, per_minute)
         self.clock = clock
-        self.buckets: dict[str, TokenBucket] = {}
+        self.size = size
+        #: how long an unused bucket takes to fill up
+        self.refill = self.burst / self.rate
+        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
     def allow(self, address: str) -> bool:
-        if len(self.buckets) > 10_000:
-            self.buckets = {a: b for a, b in self.buckets.items() if b.tokens < b.burst}
-        bucket = self.buckets.get(address)
+        key = address_key(address)
+        buckets = self.buckets
+        bucket = buckets.get(key)
         if bucket is None:
-            bucket = self.buckets[address] = TokenBucket(self.rate, self.burst, self.clock)
+            self._forget(self.clock())
+            bucket = buckets[key] = TokenBucket(self.rate, self.burst, self.clock)
+        else:
+            buckets.move_to_end(key)
         return bucket.allow()
+
+    def _forget(self, now: float) -> None:
+        """Drop the buckets that have filled up again, and the longest unused ones
+        beyond ``size - 1``, from the least recently used end (a new one follows)."""
+        buckets = self.buckets
+        while buckets:
+            oldest = next(iter(buckets.values()))
+            if len(buckets) < self.size and now - oldest.stamp < self.refill:
+                return
+            buckets.popitem(last=False)
+
+
+class Quota:
+    """How many of something (connections) each key holds at once, at most ``cap``."""
+
+    __slots__ = ("cap", "held")
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.held: dict[str, int] = {}
+
+    def take(self, key: str) -> bool:
+        """One more for ``key``, if it holds fewer than ``cap``; whether it may."""
+        count = self.held.get(key, 0)
+        if count >= self.cap:
+            return False
+        self.held[key] = count + 1
+        return True
+
+    def give_back(self, key: str) -> None:
+        """One less for ``key`` (one it took)."""
+        count = self.held[key] - 1
+        if count:
+            self.held[key] = count
+        else:
+            del self.held[key]
+
+    def __getitem__(self, key: str) -> int:
+        return self.held.get(key, 0)

@@ -29,6 +29,14 @@ export function totalsChart(rounds, players, limit) {
     values.forEach((v, i) => i && svg.append(h("svg:circle", { cx: x(i), cy: y(v), r: 3, fill: SERIES[seat % SERIES.length] })));
   });
   const legend = h("ul", { class: "legend" },
-    players.map((name, seat) => h("li", {}, h("span", { class: "swatch", style: `background:${SERIES[seat % SERIES.length]}` }), name)));
+    players.map((name, seat) => h("li", {}, swatch(SERIES[seat % SERIES.length]), name)));
   return h("figure", { class: "chart-box" }, svg, legend);
+}
+
+// The colour is set through the element's style object: a style attribute is inline
+// style, which the page's Content-Security-Policy refuses.
+function swatch(colour) {
+  const el = h("span", { class: "swatch" });
+  el.style.background = colour;
+  return el;
 }

@@ -1,6 +1,11 @@
 // The live connection to /ws/{id}: hello, moves, and a silent reconnect after drops.
 
 const PING_MS = 20000;
+// A `closed` with one of these codes is followed by a reconnect, with the usual backoff
+// (the hello came too late: a stalled tab or network; the server is restarting); after
+// any other code, such as too_many_connections, the connection stays closed until the
+// page opens it again.
+const RECONNECT_AFTER = new Set(["hello_timeout", "server_stopping"]);
 
 export class Connection {
   /** onMessage(msg); onStatus("connecting" | "online" | "offline" | "closed") */
@@ -37,7 +42,10 @@ export class Connection {
         this.onStatus("online");
         this.keepAlive();
       }
-      if (msg.type === "closed") this.stopped = true;
+      if (msg.type === "closed") {
+        if (RECONNECT_AFTER.has(msg.code)) return; // onclose reconnects
+        this.stopped = true;
+      }
       this.onMessage(msg);
     };
     ws.onclose = () => {
@@ -77,7 +85,9 @@ export class Connection {
   close() {
     this.stopped = true;
     clearInterval(this.timer);
-    this.ws?.close();
+    const ws = this.ws;
+    this.ws = null; // its close is no news: a new connection may be opening already
+    ws?.close();
   }
 }
 

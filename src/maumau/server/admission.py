@@ -1,0 +1,79 @@
+"""Who may hold a table's WebSocket: at most so many per client address and per table,
+and how many have not said ``hello`` yet.
+
+Every open socket holds a file descriptor, a task and its buffers, and every move at a
+table is sent to each of the table's sockets.  Without caps, one client opening
+sockets and never greeting could use up the process's open files (``GET /`` then fails
+for everyone); the ``hello`` deadline (in :func:`maumau.server.sockets.play`) and these
+caps bound what one address or one table can hold."""
+
+from __future__ import annotations
+
+from maumau.server.errors import ServerError
+from maumau.server.limits import Quota, address_key
+
+
+class Admission:
+    """The caps, and what is held against them (``per_address``: sockets of one
+    :func:`address_key`; ``per_table``: sockets of one table, players and spectators
+    alike, greeted or not)."""
+
+    def __init__(self, per_address: int, per_table: int) -> None:
+        self.addresses = Quota(per_address)
+        self.tables = Quota(per_table)
+        #: sockets let in that have not said hello (yet)
+        self.pending = 0
+
+    def enter(self, host: str) -> Place:
+        """A socket from the client address ``host`` comes in: its place, pending until
+        :meth:`Place.greet`.  ``too_many_connections`` when the address holds as many
+        as it may."""
+        key = address_key(host)
+        if not self.addresses.take(key):
+            raise ServerError(
+                "too_many_connections",
+                f"this address has {self.addresses.cap} connections open, the most it may; "
+                "close some (other tabs?) and try again",
+            )
+        self.pending += 1
+        return Place(self, key)
+
+
+class Place:
+    """One socket's share of the caps, from :meth:`Admission.enter` to :meth:`leave`."""
+
+    __slots__ = ("address", "admission", "pending", "table")
+
+    def __init__(self, admission: Admission, address: str) -> None:
+        self.admission = admission
+        self.address: str | None = address
+        self.table: str | None = None
+        self.pending = True
+
+    def join(self, table_id: str) -> None:
+        """The socket is at the table ``table_id``; ``too_many_connections`` when the
+        table holds as many as it may."""
+        tables = self.admission.tables
+        if not tables.take(table_id):
+            raise ServerError(
+                "too_many_connections",
+                f"this table has {tables.cap} connections open, the most it may "
+                "(players and spectators); try again later",
+            )
+        self.table = table_id
+
+    def greet(self) -> None:
+        """The socket said hello: no longer pending."""
+        if self.pending:
+            self.pending = False
+            self.admission.pending -= 1
+
+    def leave(self) -> None:
+        """The socket is gone: give back what it held (once)."""
+        self.greet()  # (pending no longer, either way)
+        if self.address is not None:
+            self.admission.addresses.give_back(self.address)
+            self.address = None
+        if self.table is not None:
+            self.admission.tables.give_back(self.table)
+            self.table = None

@@ -1,0 +1,77 @@
+"""A tab refused with ``too_many_connections`` says so, does not keep reconnecting, and
+connects when its player asks once a connection is free again (a server that lets one
+address hold a single WebSocket)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, WebSocket, expect
+from test_game import DESKTOP
+
+from lab.ports import free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def one_socket_server(tmp_path: Path) -> Iterator[str]:
+    """``maumau serve`` that lets an address hold one WebSocket; its base URL."""
+    port = free_port()
+    command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
+    command += ["--data-dir", str(tmp_path), "--log-level", "warning"]
+    command += ["--connections-per-address", "1"]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(url + "/api/health", timeout=1).read()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise RuntimeError("the game server did not start") from None
+            time.sleep(0.1)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_refused_tab_says_why_and_waits_for_its_player(
+    browser: Browser, one_socket_server: str
+) -> None:
+    context = browser.new_context(viewport=DESKTOP)
+    first = context.new_page()
+    first.goto(one_socket_server + "/?lang=en")
+    first.fill("#player-name", "Anna")
+    first.click("#create")
+    expect(first.locator("#seats li[data-seat]")).to_have_count(1)
+    expect(first.locator("body")).to_have_attribute("data-conn", "online")
+    invite = first.locator("#invite-link").input_value()
+
+    second = context.new_page()
+    sockets: list[WebSocket] = []
+    second.on("websocket", lambda ws: sockets.append(ws))
+    second.goto(invite + "?lang=en")
+    notice = second.locator("#too-many")
+    expect(notice.locator("h1")).to_have_text("Too many connections")
+    expect(second.locator("body")).to_have_attribute("data-conn", "closed")
+    second.wait_for_timeout(2000)  # the first reconnect would come after 0.4 s
+    assert len(sockets) == 1
+
+    first.close()  # its socket's place is free again
+    second.click("#retry")
+    expect(second.locator("body")).to_have_attribute("data-conn", "online", timeout=10_000)
+    expect(second.locator("#seats li.me")).to_contain_text("Anna")
+    assert len(sockets) == 2
+    context.close()
