@@ -1,15 +1,58 @@
 """A finished game, step by step, with every hand shown: for replays and the QR code of
-a table's invite link."""
+a table's invite link.
+
+:func:`documents_of` makes a game's documents (its record, and once it is finished its
+replay) from its stored steps, as gzip-compressed JSON; it runs in a worker process
+(:mod:`maumau.server.workers`), and :mod:`maumau.server.archive` keeps what it makes.
+"""
 
 from __future__ import annotations
 
+import gzip
 import io
+import os
+from collections.abc import Sequence
 from typing import Any
 
+import orjson
 import segno
 
-from maumau.engine import Game
+from maumau.engine import Game, Rules, action_from_json, record_of
 from maumau.engine.cards import CODES, cards_of
+
+#: gzip's level for documents: made once, sent often (level 6: a 12,000-action replay
+#: of 8 MB shrinks to 0.26 MB in 0.07 s)
+GZIP_LEVEL = 6
+
+
+def game_of(options: dict[str, Any], players: Sequence[str], steps: Sequence[Any]) -> Game:
+    """The game that stored steps (``(kind, data)`` pairs, in order) make, as a table
+    rebuilds it (:meth:`maumau.server.table.Table.accept`)."""
+    game = Game(Rules.from_dict(options), list(players))
+    for index, (kind, data) in enumerate(steps):
+        if kind == "deal":
+            game.deal(data["seed"], commitment=data.get("commitment"), salt=data.get("salt"))
+        else:
+            seat, action = action_from_json(data, f"step {index}")
+            game.apply(action, seat)
+    return game
+
+
+def documents_of(
+    options: dict[str, Any], players: Sequence[str], steps: Sequence[Any]
+) -> tuple[dict[str, bytes], int]:
+    """A started game's documents as gzip-compressed JSON: ``"record"`` always,
+    ``"replay"`` (:func:`frames_of`) once the game is finished; and the pid of the
+    process that made them (a worker's)."""
+    game = game_of(options, players, steps)
+    documents = {"record": _packed(record_of(game).to_json())}
+    if game.finished:
+        documents["replay"] = _packed(frames_of(game))
+    return documents, os.getpid()
+
+
+def _packed(document: dict[str, Any]) -> bytes:
+    return gzip.compress(orjson.dumps(document), GZIP_LEVEL, mtime=0)
 
 
 def frames_of(finished: Game) -> dict[str, Any]:

@@ -6,7 +6,11 @@ back; and when the turn timer runs out, the stand-in makes that one move.  Bots 
 only what their seat may see: the seat's view and its legal actions.
 
 One task at a time is scheduled: after every change the plan is made again, and a
-task that wakes up to an older plan does nothing.
+task that wakes up to an older plan does nothing.  Every plan passes the table's
+budget (:mod:`maumau.server.budget`): with no human player connected a table moves no
+faster than the server's floor, and after a while, or past its creator's share, it is
+paused until a human player connects.  The ``hard`` bot thinks in a worker process
+(:mod:`maumau.server.workers`); the cheap levels take microseconds and stay here.
 """
 
 from __future__ import annotations
@@ -16,14 +20,14 @@ import contextlib
 import logging
 import secrets
 import weakref
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable
+from typing import Protocol, cast
 
 from maumau.bots import Bot, make_bot
-from maumau.engine import Game
+from maumau.engine import Action, Game, SeatView
+from maumau.server.budget import Budget
 from maumau.server.errors import ServerError
-
-if TYPE_CHECKING:
-    from maumau.server.referee import Referee
+from maumau.server.table import Table
 
 log = logging.getLogger("maumau.server")
 
@@ -31,14 +35,32 @@ log = logging.getLogger("maumau.server")
 RETRY_SECONDS = 1.0
 
 
+class Host(Protocol):
+    """What a stand-in needs of its table's referee
+    (:class:`maumau.server.referee.Referee`, which owns it)."""
+
+    table: Table
+    clock: Callable[[], float]
+
+    def connected(self) -> set[int]: ...
+
+    def broadcast_lobby(self) -> None: ...
+
+    def broadcast_state(self) -> None: ...
+
+    async def deal_if_due(self) -> None: ...
+
+    async def apply(self, seat: int, action: Action) -> None: ...
+
+
 class StandIn:
     """Schedules the moves nobody at a keyboard makes."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: Host) -> None:
         # weakly: the referee owns its stand-in, and a strong reference back would be a
         # cycle that keeps an unloaded table, whole game and all, in memory until the
         # cycle collector's next full collection (minutes apart on a busy server)
-        self.referee: Referee = cast("Referee", weakref.proxy(referee))
+        self.referee: Host = cast(Host, weakref.proxy(referee))
         self.table = referee.table
         self.bots: dict[tuple[int, str], Bot] = {}
         self.generation = 0
@@ -50,15 +72,20 @@ class StandIn:
         self.offered = -1
         #: a move is being made (its task holds the table's lock)
         self.busy = False
+        #: the hub's budget of computer play (``None``: unlimited, and no workers)
+        self.budget: Budget | None = None
 
     # --- who plays ----------------------------------------------------------------------
 
     def controlled(self, seat: int) -> bool:
         return self.table.is_bot(seat) or seat in self.table.stand_in
 
-    def bot(self, seat: int) -> Bot:
+    def level_of(self, seat: int) -> str:
         row = self.table.seats[seat]
-        level = row.level if row.kind == "bot" and row.level else self.table.settings.stand_in_level
+        return row.level if row.kind == "bot" and row.level else self.table.settings.stand_in_level
+
+    def bot(self, seat: int) -> Bot:
+        level = self.level_of(seat)
         key = (seat, level)
         bot = self.bots.get(key)
         if bot is None:
@@ -160,7 +187,23 @@ class StandIn:
             await asyncio.wait_for(asyncio.shield(task), 10)
 
     def plan(self) -> float | None:
-        """Seconds until the next computer move, or ``None``."""
+        """Seconds until the next computer move, or ``None``: what is due, as the
+        budget allows it (``None`` also while the table is paused)."""
+        delay = self.due()
+        return (
+            delay
+            if self.budget is None
+            else self.budget.admit(self.table, self.referee.connected(), self.show_paused, delay)
+        )
+
+    def show_paused(self, paused: bool) -> None:
+        """The budget paused the table's computer play, or let it go on: tell everyone."""
+        if self.table.paused != paused:
+            self.table.paused = paused
+            self.referee.broadcast_lobby()
+
+    def due(self) -> float | None:
+        """Seconds until the next computer move by the table's settings, or ``None``."""
         table = self.table
         game = table.game
         if table.status != "playing":
@@ -251,10 +294,21 @@ class StandIn:
         if not (self.controlled(seat) or expired):
             self.poke()
             return
-        bot = self.bot(seat)
         view, legal = game.view(seat), game.legal_actions(seat)
-        if bot.level == "hard":
-            action = await asyncio.to_thread(bot.choose, view, legal)
+        if self.level_of(seat) == "hard" and len(legal) > 1:
+            action = await self.think(seat, view, legal)
         else:
-            action = bot.choose(view, legal)
+            action = self.bot(seat).choose(view, legal)
         await referee.apply(seat, action)
+
+    async def think(self, seat: int, view: SeatView, legal: tuple[Action, ...]) -> Action:
+        """A ``hard`` decision: in a worker process (it searches for tens of
+        milliseconds, which would hold up every table here).  Should the workers fail,
+        the ``normal`` bot decides instead, so that the game goes on."""
+        if self.budget is None:
+            return await asyncio.to_thread(self.bot(seat).choose, view, legal)
+        try:
+            return await self.budget.workers.decide("hard", view, legal)
+        except Exception:
+            log.exception("table %s: a worker could not decide; the normal bot does", self.table.id)
+            return make_bot("normal", secrets.randbits(32)).choose(view, legal)

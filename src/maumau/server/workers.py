@@ -1,0 +1,110 @@
+"""Worker processes: the CPU-heavy work of the server, off its event loop.
+
+The ``hard`` bot's search and the building of a finished game's replay are pure
+Python.  In a thread they would still hold the GIL against the event loop (a thread
+takes nothing off it), so they run in a small pool of worker processes.  The pool is
+started on first use with the ``forkserver`` method (``spawn`` where there is none):
+never ``fork``, because the server runs threads (SQLite's writer thread, the executor
+of ``asyncio.to_thread``) whose locks a forked child would inherit half-held.  As with
+every such pool, a worker imports the program's main script again (``maumau serve``,
+``python -m maumau`` and pytest are safe): a script that serves the app itself must
+keep its serving under ``if __name__ == "__main__":``.
+
+A worker is handed only what the work needs: for a bot decision the seat's view, its
+legal actions, the bot's level and a fresh seed (never the game), so a bot in a worker
+sees exactly what it would see in the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
+
+from maumau.bots import make_bot
+from maumau.engine import Action, SeatView, action_from_json
+
+log = logging.getLogger("maumau.server")
+
+T = TypeVar("T")
+
+#: what a worker imports before its first task (the forkserver keeps them imported)
+PRELOAD = ["maumau.server.workers", "maumau.server.replays"]
+
+
+def default_size() -> int:
+    """One worker per core but one (the event loop keeps a core), at least one."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
+def _context() -> Any:
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(PRELOAD)
+        return context
+    return multiprocessing.get_context("spawn")
+
+
+class Workers:
+    """A lazily started pool of ``size`` worker processes."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"a worker pool needs at least one process, not {size}")
+        self.size = size
+        self.pool: ProcessPoolExecutor | None = None
+        #: the process ids of the workers that have answered (a worker never is this
+        #: process: tests check that the work really left it)
+        self.pids: set[int] = set()
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=self.size, mp_context=_context())
+        return self.pool
+
+    async def run(self, work: Callable[..., tuple[T, int]], *args: Any) -> T:
+        """Run ``work(*args)`` in a worker; ``work`` returns its result and its pid.  A
+        pool whose worker died is replaced for the next call (this one raises)."""
+        pool = self.executor()
+        try:
+            result, pid = await asyncio.get_running_loop().run_in_executor(pool, work, *args)
+        except BrokenProcessPool:
+            if self.pool is pool:
+                self.pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        self.pids.add(pid)
+        return result
+
+    async def decide(self, level: str, view: SeatView, legal: Sequence[Action]) -> Action:
+        """A bot's decision in a worker: the action it takes when the game waits for
+        its seat (``legal`` is not empty)."""
+        seat = view.seat
+        if seat is None:
+            raise ValueError("a bot decides for a seat, not for a spectator")
+        seed = int.from_bytes(os.urandom(4), "big")
+        chosen = await self.run(decide, level, seed, view, [a.to_json(seat) for a in legal])
+        return action_from_json(chosen, "the worker's decision")[1]
+
+    async def close(self) -> None:
+        """Stop the workers (a task running in one is finished first)."""
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+
+def decide(
+    level: str, seed: int, view: SeatView, legal: list[dict[str, Any]]
+) -> tuple[dict[str, Any], int]:
+    """In a worker: the action (as a record action) that a bot of ``level`` seeded with
+    ``seed`` takes at ``view`` among ``legal`` (record actions), and this worker's pid."""
+    seat = view.seat
+    assert seat is not None
+    actions = [action_from_json(data, "legal")[1] for data in legal]
+    return make_bot(level, seed).choose(view, actions).to_json(seat), os.getpid()
