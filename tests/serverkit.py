@@ -22,6 +22,20 @@ TEST_LIMITS: dict[str, Any] = {
     "messages_per_second": 10_000.0,
     "message_burst": 10_000.0,
     "tables_per_minute": 10_000.0,
+    # every TestClient socket comes from the address "testclient"; some tests open many
+    "connections_per_address": 10_000,
+    "connections_per_table": 10_000,
+    # a test may open a socket and do other things before its hello (a loaded machine)
+    "hello_seconds": 600.0,
+    # tests create dozens of tables from "testclient" and play bot tables with no socket
+    # at bot_delay_ms 0 (tests/test_bot_budget.py sets these limits itself)
+    "live_tables_per_address": 10_000,
+    "unattended_tables_per_address": 10_000,
+    "unattended_bot_delay_ms": 0,
+    "unattended_seconds": 1e9,
+    "replays_per_minute": 10_000.0,
+    # one worker for the hard bot is enough for a test
+    "bot_workers": 1,
 }
 
 

@@ -262,7 +262,7 @@ def exchange(ws: WebSocketTestSession, probe: Any) -> tuple[list[Message], str]:
     replies: list[Message] = []
     try:
         while (message := receive(ws))["type"] != "pong":
-            if message["type"] != "lobby":
+            if message["type"] not in ("lobby", "presence"):
                 replies.append(message)
     except WebSocketDisconnect as exc:
         return replies, f"closed:{exc.code}"

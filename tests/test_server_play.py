@@ -55,6 +55,33 @@ def recv(ws: WebSocketTestSession, timeout: float = TIMEOUT) -> Message:
     if raw["type"] == "websocket.close":
         raise WebSocketDisconnect(raw.get("code", 1000), raw.get("reason"))
     message: Message = json.loads(raw["text"])
+    return as_client_reads(ws, message)
+
+
+#: each socket's table as its messages told it, as the browser client keeps it
+_TABLES: weakref.WeakKeyDictionary[WebSocketTestSession, Message] = weakref.WeakKeyDictionary()
+
+
+def as_client_reads(ws: WebSocketTestSession, message: Message) -> Message:
+    """A ``presence`` as a client reads it: the last ``lobby``'s table with the seats'
+    ``connected`` and ``stand_in`` flags it brings (so that a test can wait for a lobby
+    in which someone is connected, however the server said so); other messages as
+    they are."""
+    if message["type"] == "lobby":
+        _TABLES[ws] = message["game"]
+    elif message["type"] == "presence" and ws in _TABLES:
+        game = dict(_TABLES[ws])
+        game["seats"] = [
+            {
+                **seat,
+                "connected": seat["position"] in message["connected"],
+                "stand_in": seat["position"] in message["stand_in"],
+            }
+            for seat in game["seats"]
+        ]
+        game["spectators"] = message["spectators"]
+        _TABLES[ws] = game
+        return {"type": "lobby", "game": game, "presence": message}
     return message
 
 
@@ -565,7 +592,8 @@ def test_closing_one_of_two_tabs_keeps_the_seat(tmp_path: Path) -> None:
                 until(wa, is_state)
             seen = quiet(wa, 0.8)  # one of Ben's tabs has closed
             lobbies = [m["game"]["seats"][1] for m in seen if m["type"] == "lobby"]
-            assert lobbies and all(s["connected"] and not s["stand_in"] for s in lobbies)
+            # nothing changed for the others, so they are told nothing
+            assert all(s["connected"] and not s["stand_in"] for s in lobbies)
             info = game_info(client, game_id)["seats"][1]
             assert info["connected"] is True and info["stand_in"] is False
             # nobody played for Ben (Ana leads; she has not moved)
@@ -741,14 +769,19 @@ def test_lobby_join_bots_remove_start(tmp_path: Path) -> None:
                 # Cleo leaves her own seat
                 reply = client.delete(f"/api/games/{game_id}/seats/1", headers=auth(cleo))
                 assert reply.status_code == 204, reply.text
-                told = until(wc, lobby_where(lambda g: len(g["seats"]) == 4))
-                welcomes = of_type(told, "welcome")
-                assert [(w["seat"], w["role"]) for w in welcomes] == [(None, "spectator")]
+                # her tab is told that her seat is gone, and let go
+                told = until(wc, is_type("closed"))
+                assert told[-1]["code"] == "seat_removed", told[-1]
+                assert not of_type(told, "welcome")
+                with pytest.raises(WebSocketDisconnect):
+                    recv(wc)
                 game = game_info(client, game_id)
                 assert [s["kind"] for s in game["seats"]] == ["human", "bot", "bot", "bot"]
                 assert [s["connected"] for s in game["seats"]] == [True, False, False, False]
+                # her token is told why it holds no seat
                 reply = client.post(f"/api/games/{game_id}/start", headers=auth(cleo))
-                assert reply.status_code == 403, reply.text
+                assert reply.status_code == 410, reply.text
+                assert reply.json()["error"]["code"] == "seat_removed"
             # the host removes a bot
             reply = client.delete(f"/api/games/{game_id}/seats/3", headers=auth(ana))
             assert reply.status_code == 204, reply.text

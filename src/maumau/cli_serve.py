@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import uvicorn
 
+    from maumau.server.config import ServerConfig
+
+log = logging.getLogger("maumau.server")
+
 
 def add_commands(commands: Any) -> None:
     """Register ``serve`` on the ``maumau`` sub-command parser."""
@@ -54,8 +58,117 @@ def add_commands(commands: Any) -> None:
         help="WebSocket messages one connection may send per second, with bursts of twice "
         "as many (default 20)",
     )
+    serve.add_argument(
+        "--connections-per-address",
+        type=_count,
+        default=64,
+        metavar="N",
+        help="WebSockets one client address (IPv6: its /64) may hold open at once (default 64)",
+    )
+    serve.add_argument(
+        "--connections-per-table",
+        type=_count,
+        default=100,
+        metavar="N",
+        help="WebSockets one table may have open at once, spectators included (default 100)",
+    )
+    serve.add_argument(
+        "--http-connections-per-address",
+        type=_count,
+        default=128,
+        metavar="N",
+        help="HTTP connections one client address may hold open at once (default 128)",
+    )
+    serve.add_argument(
+        "--header-seconds",
+        type=_positive,
+        default=10.0,
+        metavar="S",
+        help="seconds a request's headers may take to arrive (default 10)",
+    )
+    serve.add_argument(
+        "--hello-seconds",
+        type=_positive,
+        default=10.0,
+        metavar="S",
+        help="seconds a WebSocket has to say hello after it opened (default 10)",
+    )
+    add_budget_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(handler=cmd_serve)
+
+
+def add_budget_arguments(serve: Any) -> None:
+    """The limits on computer play, live tables and finished games' documents
+    (maumau.server.budget, maumau.server.archive)."""
+    serve.add_argument(
+        "--live-tables-per-address",
+        type=_count,
+        default=20,
+        metavar="N",
+        help="tables (lobby or playing) one client address may have open at once (default 20)",
+    )
+    serve.add_argument(
+        "--unattended-tables-per-address",
+        type=_whole,
+        default=2,
+        metavar="N",
+        help="of those, how many may play on with no human player connected; the others are "
+        "paused (default 2)",
+    )
+    serve.add_argument(
+        "--unattended-bot-delay-ms",
+        type=_whole,
+        default=500,
+        metavar="MS",
+        help="the least delay of a computer move with no human player connected (default 500)",
+    )
+    serve.add_argument(
+        "--unattended-seconds",
+        type=_positive,
+        default=300.0,
+        metavar="S",
+        help="a table with no human player connected is paused this long after the last "
+        "one left, until one connects (default 300)",
+    )
+    serve.add_argument(
+        "--bot-workers",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="worker processes for the hard bot's search (default: the cores but one)",
+    )
+    serve.add_argument(
+        "--replays-per-minute",
+        type=_positive,
+        default=30.0,
+        metavar="N",
+        help="records and replays one client address may ask for per minute (default 30)",
+    )
+
+
+def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ServerConfig fields of :func:`add_budget_arguments`."""
+    settings: dict[str, Any] = {
+        "live_tables_per_address": args.live_tables_per_address,
+        "unattended_tables_per_address": args.unattended_tables_per_address,
+        "unattended_bot_delay_ms": args.unattended_bot_delay_ms,
+        "unattended_seconds": args.unattended_seconds,
+        "replays_per_minute": args.replays_per_minute,
+    }
+    if args.bot_workers is not None:
+        settings["bot_workers"] = args.bot_workers
+    return settings
+
+
+def _whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
 
 
 def _positive(text: str) -> float:
@@ -68,12 +181,23 @@ def _positive(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
     from maumau.store import database_url
+    from maumau.store.files import private_directory
 
     if args.database_url:
         try:
@@ -83,7 +207,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             return 2
     data_dir: Path = args.data_dir.resolve()
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        private_directory(data_dir)
     except OSError as exc:
         print(f"maumau serve: cannot create the data directory {data_dir}: {exc}", file=sys.stderr)
         return 2
@@ -94,14 +218,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         tables_per_minute=args.tables_per_minute,
         messages_per_second=args.messages_per_second,
         message_burst=2 * args.messages_per_second,
+        hello_seconds=args.hello_seconds,
+        connections_per_address=args.connections_per_address,
+        connections_per_table=args.connections_per_table,
+        http_connections_per_address=args.http_connections_per_address,
+        header_seconds=args.header_seconds,
+        **budget_settings(args),
     )
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    raise_file_limit()
     where = "the database given by --database-url" if args.database_url else str(data_dir)
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Mau Mau: games are kept in {where}", flush=True)
     print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
     app = create_app(config)
-    config_ = uvicorn_config(app, args.host, args.port, args.log_level)
+    config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
     class Server(uvicorn.Server):
         """uvicorn's server, which first tells every player that the server is stopping
@@ -121,13 +252,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def uvicorn_config(app: Any, host: str, port: int, log_level: str) -> uvicorn.Config:
-    """How ``maumau serve`` runs ``app`` on uvicorn."""
+def uvicorn_config(
+    app: Any, host: str, port: int, log_level: str, limits: ServerConfig | None = None
+) -> uvicorn.Config:
+    """How ``maumau serve`` runs ``app`` on uvicorn; the HTTP connections' limits are
+    those of ``limits`` (default: :class:`ServerConfig`'s)."""
     import uvicorn
 
+    from maumau.server.config import ServerConfig
     from maumau.server.framing import WebSocketProtocol
-    from maumau.server.http_protocol import HttpProtocol
+    from maumau.server.http_protocol import http_protocol
 
+    limits = limits or ServerConfig()
     return uvicorn.Config(
         app,
         host=host,
@@ -135,9 +271,33 @@ def uvicorn_config(app: Any, host: str, port: int, log_level: str) -> uvicorn.Co
         log_level=log_level,
         ws_max_size=64 * 1024,
         proxy_headers=False,
-        http=HttpProtocol,  # uvicorn's httptools protocol (see http_protocol.py)
+        # uvicorn's httptools protocol, with limits (see http_protocol.py)
+        http=http_protocol(limits.header_seconds, limits.http_connections_per_address),
         ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
     )
+
+
+def raise_file_limit() -> None:
+    """Raise the soft limit of open files to the hard limit, and log it.
+
+    Every connection is a file descriptor, and a systemd service, like many shells,
+    starts with a soft limit of 1,024 (under a hard limit of 524,288 on current
+    systemd): a few hundred idle clients used up the server.  Raising the soft limit
+    is what a server is meant to do (the hard one is the administrator's)."""
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft >= hard:
+        log.info("open files: at most %d (the hard limit)", soft)
+        return
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError) as exc:  # macOS refuses RLIM_INFINITY
+        log.warning("open files: at most %d; the limit could not be raised: %s", soft, exc)
+        return
+    log.info("open files: at most %d (raised from %d to the hard limit)", hard, soft)
 
 
 #: collect the youngest generation after this many net allocations (Python: 700)

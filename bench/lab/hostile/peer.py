@@ -95,7 +95,7 @@ async def exchange(peer: Peer, probes: Sequence[Probe]) -> tuple[list[dict[str, 
             message = await peer.recv()
             if message["type"] == "pong":
                 return replies, "pong"
-            if message["type"] != "lobby":
+            if message["type"] not in ("lobby", "presence"):
                 replies.append(message)
     except Closed as exc:
         return replies, f"closed:{exc.code}"

@@ -53,7 +53,9 @@ class Pieces:
 
     def _fresh_id(self, game: GameCtx, seat: int | None) -> st.SearchStrategy[str]:
         used = set(game.accepted_ids.get(seat, ())) if seat is not None else set()
-        ids = st.text(min_size=1, max_size=64) | st.integers(0, 2**64).map(lambda n: f"h-{n:x}")
+        # any text but control characters (an id with one is refused: ``bad_message``)
+        text = st.text(st.characters(exclude_categories=("Cc", "Cs")), min_size=1, max_size=64)
+        ids = text | st.integers(0, 2**64).map(lambda n: f"h-{n:x}")
         return ids.filter(lambda i: i not in used)
 
     def plausible(self, game: GameCtx, seat: int | None) -> st.SearchStrategy[dict[str, Any]]:

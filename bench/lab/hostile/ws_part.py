@@ -85,7 +85,7 @@ async def run_own(server: Server, ctx: Context, probe: Probe, tally: Tally) -> N
         await peer.send(probe)
         while True:
             message = await peer.recv(10)
-            if message["type"] != "lobby":
+            if message["type"] not in ("lobby", "presence"):
                 replies.append(message)
     except Closed as exc:
         code = exc.code

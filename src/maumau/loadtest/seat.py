@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 clock = time.monotonic
 READY = '{"type":"ready"}'
 LOBBY = b'{"type":"lobby"'
+PRESENCE = b'{"type":"presence"'
 IDLE = b'"legal":[]'
 NO_COUNTDOWN = b'"next_round_at":null'
 ENCODE = json.JSONEncoder(separators=(",", ":")).encode
@@ -193,8 +194,8 @@ class SeatClient:
     # --- messages ---------------------------------------------------------------------
 
     def on_message(self, data: bytes) -> None:
-        if data.startswith(LOBBY):  # the table's public info: nothing a player needs
-            return
+        if data.startswith(LOBBY) or data.startswith(PRESENCE):
+            return  # the table's public info, who is connected: nothing a player needs
         if self.timed is None and self.inflight is None and IDLE in data and NO_COUNTDOWN in data:
             # a state in which this seat may do nothing and awaits no answer (so it
             # acknowledges no move of its own): all that matters is that the game goes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +36,33 @@ class ServerConfig:
     unload_seconds: float = 10.0
     #: messages waiting for one slow client before the server gives up on it
     send_queue: int = 512
+    #: seconds a WebSocket has to say hello after it opened (then ``hello_timeout``)
+    hello_seconds: float = 10.0
+    #: WebSockets one client address (an IPv6 client: its /64) may hold open at once
+    connections_per_address: int = 64
+    #: WebSockets one table may have open at once, players and spectators
+    connections_per_table: int = 100
+    #: HTTP connections one client address may hold open at once (``maumau serve``'s
+    #: HTTP protocol; a connection that became a WebSocket counts as a WebSocket)
+    http_connections_per_address: int = 128
+    #: seconds from a connection's start, or a request's first byte, until the
+    #: request's headers are complete (``maumau serve``'s HTTP protocol)
+    header_seconds: float = 10.0
+    #: tables (in the lobby or being played) one client address may have open at once
+    #: (then ``POST /api/games`` is refused with ``too_many_live_tables``)
+    live_tables_per_address: int = 20
+    #: of those, how many may play with no human player connected at once; another
+    #: one is paused (see :mod:`maumau.server.budget`)
+    unattended_tables_per_address: int = 2
+    #: the least delay of a computer move at a table with no human player connected
+    unattended_bot_delay_ms: int = 500
+    #: a table with no human player connected is paused this many seconds after its
+    #: last one left (until one connects again)
+    unattended_seconds: float = 300.0
+    #: worker processes for the ``hard`` bot's search (started on first use)
+    bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    #: requests for records and replays one client address may make per minute
+    replays_per_minute: float = 30.0
     web_dir: Path = WEB_DIR
 
     @property

@@ -37,7 +37,12 @@ class Connection:
         self.limiter = limiter
         self.queue: asyncio.Queue[str | _Waiting | None] = asyncio.Queue(queue_size)
         self.greeted = False
+        #: the seat's position at its table, and the seat's identity: the hash of the
+        #: token the connection presented.  A position can change (a seat before it is
+        #: removed); the identity never does, and the position is found from it again
+        #: whenever the seats change (:meth:`Referee.seats_changed`).
         self.seat: int | None = None
+        self.seat_key: str | None = None
         #: which round's log, and how much of it, this client has been sent
         self.round = -1
         self.logged = 0

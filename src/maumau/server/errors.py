@@ -6,6 +6,10 @@ The engine's own codes (``not_your_turn``, ``card_not_playable``...; see
 
 from __future__ import annotations
 
+import logging
+
+log = logging.getLogger("maumau.server")
+
 #: code -> (HTTP status, what it means)
 ERROR_CODES: dict[str, tuple[int, str]] = {
     # requests and messages
@@ -87,3 +91,12 @@ class ServerError(Exception):
 
     def to_json(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message}
+
+
+def store_unavailable(what: str, exc: BaseException) -> ServerError:
+    """The refusal for a store failure while doing ``what`` ("the seats cannot be
+    stored"): the client is told that the database cannot be reached, never why (the
+    reason names the database, its driver, user, host or file: operator details, which
+    go to the log)."""
+    log.warning("%s: %s", what, exc)
+    return ServerError("store_unavailable", f"{what}: the database cannot be reached right now")

@@ -15,8 +15,10 @@ import logging
 import time
 from collections.abc import Callable
 
+from maumau.server.archive import Archive
+from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
+from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.referee import Referee
 from maumau.server.table import Table
 from maumau.store import GameRow, Store, StoreError
@@ -27,6 +29,8 @@ log = logging.getLogger("maumau.server")
 #: other processes believe it
 PRESENCE_SECONDS = 10.0
 PRESENCE_TTL = 3 * PRESENCE_SECONDS
+#: a table of more steps than this is rebuilt off the event loop when it is loaded
+LOAD_INLINE_STEPS = 1000
 
 
 class Hub:
@@ -44,6 +48,10 @@ class Hub:
         #: other processes' changes to shared tables (PostgreSQL only)
         self.listener = store.listener(self.changed, self.reconnected, self.present)
         self.heartbeat: asyncio.Task[None] | None = None
+        #: what computer play may cost (maumau.server.budget), and finished games'
+        #: documents (maumau.server.archive)
+        self.budget = Budget(config, self.referees)
+        self.archive = Archive(store, config.replays_per_minute, self.live_table)
 
     async def referee(self, game_id: str) -> Referee:
         """The referee of a table, loading it from the store if it is not live here."""
@@ -57,12 +65,12 @@ class Hub:
             try:
                 loaded = await self.store.load(game_id) if _plausible(game_id) else None
             except StoreError as exc:
-                raise ServerError(
-                    "store_unavailable", f"the table cannot be loaded: {exc}"
-                ) from None
+                raise store_unavailable(f"table {game_id!r} cannot be loaded", exc) from None
             if loaded is None:
                 raise ServerError("unknown_game", f"there is no table {game_id!r}")
             row, steps = loaded
+            if len(steps) > LOAD_INLINE_STEPS:  # a long game: the loop serves meanwhile
+                return self.add(await asyncio.to_thread(Table.load, row, steps))
             return self.add(Table.load(row, steps))
 
     async def current(self, game_id: str) -> Referee:
@@ -74,8 +82,19 @@ class Hub:
                 await referee.reload()
         return referee
 
+    async def live_table(self, game_id: str) -> Table | None:
+        """The table ``game_id`` if it is in memory here (caught up with other
+        processes' changes), else ``None``: nothing is loaded."""
+        referee = self.referees.get(game_id)
+        if referee is None:
+            return None
+        if self.store.shared:
+            referee = await self.current(game_id)
+        return referee.table
+
     def add(self, table: Table) -> Referee:
         referee = Referee(table, self.store, self.clock)
+        referee.stand_in.budget = self.budget
         self.referees[table.id] = referee
         if table.status == "playing":
             referee.stand_in.start_absences()
@@ -86,7 +105,9 @@ class Hub:
         try:
             await self.store.create_game(row)
         except StoreError as exc:
-            raise ServerError("store_unavailable", f"the table cannot be stored: {exc}") from None
+            raise store_unavailable(f"table {row.id} cannot be stored", exc) from None
+        # (a rematch is its first table's creator's; POST /api/games names its own)
+        self.budget.created(row.id, self.budget.creator_of(row.rematch_of))
         return self.add(Table.load(row, []))
 
     async def resume(self) -> int:
@@ -209,6 +230,8 @@ class Hub:
             await referee.stand_in.finish()
             referee.close_all("server_stopping", "the server is restarting; reconnect soon")
         self.referees.clear()
+        await self.budget.close()  # the worker processes
+        await self.archive.close()
 
     @property
     def connections(self) -> int:

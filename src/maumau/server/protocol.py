@@ -46,7 +46,17 @@ class TableSettings(Model):
 
 #: computer player levels a table offers
 BOT_LEVELS = ("random", "easy", "normal", "hard")
-Name = Annotated[str, Field(min_length=1, max_length=32)]
+#: a display name.  Its rules (at most 32 characters after normalisation, no control
+#: or format characters, distinct at the table...) are those of ``maumau.server.names``,
+#: checked there so that a refusal is ``bad_name`` or ``name_taken`` and names the
+#: rule, not a ``bad_message`` about the body's shape
+Name = Annotated[
+    str,
+    Field(
+        description="a display name: 1 to 32 characters after normalisation, no control "
+        "or format characters (docs/protocol.md, Display names)"
+    ),
+]
 
 
 # --- HTTP bodies ------------------------------------------------------------------------
@@ -98,7 +108,10 @@ class Health(Model):
     status: Literal["ok", "degraded"]
     database: Literal["ok", "unavailable"]
     tables: int
+    #: WebSockets that have said hello
     connections: int
+    #: WebSockets open that have not said hello (yet)
+    pending: int
 
 
 class SeatInfo(Model):
@@ -128,6 +141,11 @@ class GameInfo(Model):
     max_seats: int
     rematch_of: str | None
     rematch_id: str | None
+    #: how many connections watch without a seat
+    spectators: int = 0
+    #: the server holds back the computer players: no human player is connected, and
+    #: the table played unattended long enough (it goes on when one connects)
+    paused: bool = False
 
 
 class ErrorBody(Model):
@@ -160,7 +178,7 @@ class ActionMessage(Model):
 
     type: Literal["action"]
     version: int = Field(ge=0)
-    action_id: str = Field(min_length=1, max_length=64)
+    action_id: str = Field(min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f-\x9f]+$")
     action: dict[str, Any]
 
 
@@ -200,6 +218,20 @@ class Lobby(Model):
 
     type: Literal["lobby"] = "lobby"
     game: GameInfo
+
+
+class Presence(Model):
+    """Who is at the table changed: sent to everyone, at most every quarter second, and
+    only when something in it changed.  It updates the ``connected`` and ``stand_in``
+    fields of the last ``lobby``'s seats, and its spectator count."""
+
+    type: Literal["presence"] = "presence"
+    #: the seats somebody is connected to
+    connected: list[int]
+    #: the human seats a computer player is playing for (see SeatInfo.stand_in)
+    stand_in: list[int]
+    #: how many connections watch without a seat
+    spectators: int
 
 
 class State(Model):
@@ -296,6 +328,7 @@ Welcome.model_rebuild()
 SERVER_MESSAGES: tuple[type[Model], ...] = (
     Welcome,
     Lobby,
+    Presence,
     State,
     Ack,
     RoundEnd,

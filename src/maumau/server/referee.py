@@ -13,13 +13,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable
+import weakref
+from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeVar
 
 from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
+from maumau.server.follow import Follower
+from maumau.server.presence import Facts, PresenceNotices
 from maumau.server.protocol import (
     Ack,
     Closed,
@@ -30,6 +33,7 @@ from maumau.server.results import game_end, round_end, welcome
 from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
+from maumau.server.tasks import quiet, unbroken
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
@@ -49,9 +53,11 @@ class Referee:
         self.last_seen = max(table.last_active_at, table.created_at)
         #: other processes' connected seats: origin -> (seats, valid until, monotonic)
         self.remote: dict[str, tuple[frozenset[int], float]] = {}
-        #: catching up with other processes' changes (see :meth:`follow`)
-        self.behind = self.behind_table = False
-        self.follower: asyncio.Task[None] | None = None
+        # (through a weak proxy, as the stand-in: no cycle keeps an unloaded table alive)
+        me = weakref.proxy(self)
+        #: catching up with other processes' changes
+        self.follower = Follower(table.id, lambda table_too: me.catch_up(table_too))
+        self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
 
     # --- connections ------------------------------------------------------------------
 
@@ -79,6 +85,11 @@ class Referee:
             self.remote.pop(origin, None)
         self.recount(before)
 
+    def presence_facts(self) -> Facts:
+        """Who is at the table: connected seats, stand-ins, spectators here."""
+        spectators = sum(1 for c in self.connections if c.seat is None)
+        return tuple(sorted(self.connected())), tuple(sorted(self.table.stand_in)), spectators
+
     def recount(self, before: set[int]) -> None:
         """Start or end absences after who is connected changed (``before``: who was)."""
         now = self.connected()
@@ -89,7 +100,9 @@ class Referee:
         if self.table.game is not None or self.table.status == "playing":
             for seat in before - now:
                 self.stand_in.absent(seat)
-        self.broadcast_lobby()
+        self.presence.changed()
+        if now - before:
+            self.stand_in.poke()  # a player came back elsewhere: a paused table goes on
 
     def announce(self) -> None:
         """Tell other processes (PostgreSQL) which seats are connected here."""
@@ -97,11 +110,16 @@ class Referee:
             task = asyncio.get_running_loop().create_task(
                 self.store.announce([(self.table.id, sorted(self.here()))])
             )
-            task.add_done_callback(_quiet)
+            task.add_done_callback(quiet)
 
-    def join(self, conn: Connection, seat: int | None) -> None:
+    def join(self, conn: Connection, seat: int | None, key: str | None = None) -> None:
+        """Seat ``conn`` at ``seat``, the position the token hash ``key`` holds now
+        (``None`` and ``None``: a spectator).  The caller holds the table's lock and
+        found ``seat`` from ``key`` under it: seats change only under the lock."""
         table = self.table
-        conn.seat = seat
+        if not table.holds(seat, key):
+            raise ValueError(f"table {table.id}: seat {seat} is not the one the token holds")
+        conn.seat, conn.seat_key = seat, key
         conn.greeted = True
         conn.round, conn.logged = -1, 0
         self.connections.add(conn)
@@ -111,7 +129,8 @@ class Referee:
         conn.send(welcome(self.table, seat))
         if seat is not None:
             self.stand_in.returned(seat)
-        self.broadcast_lobby()
+        conn.send(self.lobby())  # the whole table for the newcomer; a presence for the rest
+        self.presence.changed()
         if table.game is not None:
             conn.send_text(self.state_texts([conn])[0])
         self.stand_in.poke()
@@ -124,23 +143,34 @@ class Referee:
             self.announce()
         if seat is not None and seat not in self.connected():
             self.stand_in.absent(seat)
-        self.broadcast_lobby()
+        self.presence.changed()
         if self.table.game is not None:
             self.stand_in.poke()  # between rounds, nobody may be left to wait for
 
-    def seat_removed(self, position: int) -> None:
-        """Seats after ``position`` moved down one: renumber the connections (each is
-        welcomed again with its new seat; the removed seat's become spectators) and
-        the absences, then tell everyone."""
+    def seats_changed(self) -> None:
+        """The seats changed (one was removed here, or another process changed them;
+        the caller holds the lock): each connection's position is found again from
+        its seat's identity, the token hash it presented.  A connection whose seat
+        moved is welcomed again with its new position; one whose seat is gone is told
+        so (``closed``, ``seat_removed``) and let go.  Then the absences start again
+        from the new positions, and everyone is told."""
         table = self.table
         self.stand_in.stop()
         table.stand_in.clear()
-        for conn in self.connections:
-            seat = conn.seat
-            if seat is None or seat < position:
+        for conn in list(self.connections):
+            key = conn.seat_key
+            if key is None:
                 continue
-            conn.seat = None if seat == position else seat - 1
-            conn.send(welcome(self.table, conn.seat))
+            seat = table.seat_of(key)
+            if seat is None:
+                self.connections.discard(conn)
+                conn.seat = conn.seat_key = None
+                conn.close(
+                    Closed(code="seat_removed", message="your seat was removed from the table")
+                )
+            elif seat != conn.seat:
+                conn.seat = seat
+                conn.send(welcome(table, seat))
         self.stand_in.start_absences()
         self.broadcast_lobby()
         self.announce()
@@ -149,17 +179,26 @@ class Referee:
         for conn in list(self.connections):
             conn.close(Closed(code=code, message=message))
         self.connections.clear()
+        self.presence.cancel()
         self.stand_in.stop()
 
     # --- telling players --------------------------------------------------------------
 
     def broadcast(self, message: Model) -> None:
-        text = message.model_dump_json()
+        self.send_all(message.model_dump_json())
+
+    def send_all(self, text: str) -> None:
         for conn in self.connections:
             conn.send_text(text)
 
+    def lobby(self) -> Lobby:
+        facts = self.presence_facts()
+        return Lobby(game=self.table.info(set(facts[0]), facts[2]))
+
     def broadcast_lobby(self) -> None:
-        self.broadcast(Lobby(game=self.table.info(self.connected())))
+        """Tell everyone the whole table (its seats, status or host changed)."""
+        self.broadcast(self.lobby())
+        self.presence.told = self.presence_facts()
 
     def broadcast_state(self, ack: tuple[Connection, str] | None = None) -> None:
         """Send every connection its ``state``; ``ack``: the connection whose move it
@@ -172,7 +211,9 @@ class Referee:
         self, conns: Iterable[Connection], ack: tuple[Connection, str] | None = None
     ) -> list[str]:
         """The ``state`` message for each of ``conns``, as JSON text."""
-        return state_texts(self.table, self.stand_in, conns, ack)
+        game = self.table.require_game()
+        clocks = self.stand_in.deadline_for(game), self.stand_in.next_round_at(game)
+        return state_texts(self.table, clocks, conns, ack)
 
     # --- changing the game ------------------------------------------------------------
 
@@ -187,6 +228,8 @@ class Referee:
         action = read_action(seat, dict(data), self.table.rules)
         table = self.table
         async with table.lock:
+            if conn.seat != seat:  # (seats change only in the lobby, where nobody acts)
+                raise ServerError("game_not_started", "the seats changed: no game is on")
             game = table.require_game()
             recent = table.recent.get(seat)
             done = None if recent is None else recent.get(action_id)
@@ -274,12 +317,16 @@ class Referee:
         except StoreError:
             table.rebuild(table.steps())
             return
+        seats = table.seats
         if row is not None and table.adopt(row):
             if table.status == "closed":
                 self.close_all("table_closed", "the table was closed")
                 return
-            self.broadcast_lobby()
-            self.stand_in.start_absences()
+            if table.seats != seats:
+                self.seats_changed()
+            else:
+                self.broadcast_lobby()
+                self.stand_in.start_absences()
         if steps:
             self.accept_all(steps)
         game = table.game
@@ -307,22 +354,12 @@ class Referee:
             table.rebuild([*table.steps(), *[s for s in steps if s.seq >= table.step_count]])
 
     def follow(self, steps_only: bool = False) -> None:
-        """Another process changed this table: catch up soon (at most one catch-up
-        runs at a time; changes announced meanwhile are caught by the next).  When
-        only steps were added, only the steps are read."""
-        self.behind = True
-        self.behind_table = self.behind_table or not steps_only
-        if self.follower is None or self.follower.done():
-            self.follower = asyncio.get_running_loop().create_task(self._catch_up())
+        """Another process changed this table: catch up soon (see :mod:`follow`)."""
+        self.follower.follow(steps_only)
 
-    async def _catch_up(self) -> None:
-        while self.behind:
-            table_too, self.behind, self.behind_table = self.behind_table, False, False
-            try:
-                async with self.table.lock:
-                    await self.reload(table_too)
-            except Exception:
-                log.exception("table %s: could not catch up with another process", self.table.id)
+    async def catch_up(self, table_too: bool) -> None:
+        async with self.table.lock:
+            await self.reload(table_too)
 
     async def ready(self, conn: Connection) -> None:
         """A player is ready for the next round."""
@@ -333,6 +370,8 @@ class Referee:
             game = self.table.game
             if game is None or not game.round_over or game.finished:
                 raise ServerError("not_between_rounds", "ready is only said between rounds")
+            if seat in self.table.ready:
+                return  # said already: nothing changes, so nobody is told anything
             self.table.ready.add(seat)
             self.broadcast_state()
             self.stand_in.poke()
@@ -369,22 +408,3 @@ class Referee:
         except StoreError as exc:
             log.warning("table %s: could not mark finished: %s", table.id, exc)
         self.broadcast_lobby()
-
-
-async def unbroken(work: Awaitable[T]) -> T:
-    """Await ``work`` (a store write) to its end even if the awaiting task is cancelled
-    (its client went away): a write is never abandoned halfway.  The cancellation is
-    passed on once the write has finished."""
-    task = asyncio.ensure_future(work)
-    try:
-        return await asyncio.shield(task)
-    except asyncio.CancelledError:
-        with contextlib.suppress(BaseException):
-            await asyncio.wait_for(asyncio.shield(task), 30)
-        raise
-
-
-def _quiet(task: asyncio.Task[None]) -> None:
-    """A presence notice that could not be sent is sent again with the next heartbeat."""
-    if not task.cancelled() and task.exception() is not None:
-        log.debug("a presence notice was not sent: %s", task.exception())

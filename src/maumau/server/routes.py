@@ -1,4 +1,4 @@
-"""The HTTP part: lobby and setup.  Documented by FastAPI at ``/docs``.
+"""The HTTP part: lobby and setup.  Described as OpenAPI at ``/openapi.json``.
 
 A seat's token travels only in the ``Authorization: Bearer`` header, never in a URL.
 """
@@ -11,8 +11,10 @@ from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 
 from maumau.server import seating
+from maumau.server.archive import reply
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
+from maumau.server.limits import address_key
 from maumau.server.protocol import (
     AddBot,
     BotAdded,
@@ -24,7 +26,7 @@ from maumau.server.protocol import (
     RematchCreated,
     SeatGranted,
 )
-from maumau.server.replays import frames_of, qr_svg
+from maumau.server.replays import qr_svg
 from maumau.server.table import invite_of
 from maumau.store import StoreError
 
@@ -64,6 +66,7 @@ async def health(request: Request) -> Health | JSONResponse:
         database=database,  # type: ignore[arg-type]
         tables=len(hub.referees),
         connections=hub.connections,
+        pending=request.app.state.admission.pending,
     )
     if database != "ok":
         return JSONResponse(body.model_dump(), status_code=503)
@@ -76,12 +79,15 @@ async def health(request: Request) -> Health | JSONResponse:
 async def create_game(body: CreateGame, request: Request) -> SeatGranted:
     """Create a table; its creator takes seat 0 and is the host."""
     hub = hub_of(request)
-    address = request.client.host if request.client else "unknown"
+    address = address_key(request.client.host) if request.client else "unknown"
     if not request.app.state.create_limiter.allow(address):
         raise ServerError(
             "too_many_tables", "too many tables created from this address; wait a minute"
         )
-    return await seating.create_table(hub, body)
+    with hub.budget.creating(address):  # too_many_live_tables when it has enough open
+        granted = await seating.create_table(hub, body)
+    hub.budget.created(granted.game_id, address)
+    return granted
 
 
 @router.get("/api/games/{game_id}", response_model=GameInfo, responses=ERRORS, tags=["tables"])
@@ -138,23 +144,27 @@ async def rematch(game_id: str, request: Request, authorization: Auth = None) ->
 
 
 @router.get("/api/games/{game_id}/record", responses=ERRORS, tags=["tables"])
-async def record(game_id: str, request: Request) -> JSONResponse:
-    """The game record (docs/record.md) of a finished or closed game, with every seed."""
-    table = (await hub_of(request).current(game_id)).table
-    if table.status not in ("finished", "closed") or table.game is None:
-        raise ServerError("game_not_finished", "the record is shown once the game has ended")
-    return JSONResponse(table.record())
+async def record(game_id: str, request: Request) -> Response:
+    """The game record (docs/record.md) of a finished or closed game, with every seed
+    (gzip-compressed for a client that accepts it; rate limited per address)."""
+    return await _document(request, game_id, "record")
 
 
 @router.get("/api/games/{game_id}/replay", responses=ERRORS, tags=["tables"])
-async def replay_frames(game_id: str, request: Request) -> JSONResponse:
+async def replay_frames(game_id: str, request: Request) -> Response:
     """A finished game step by step, every hand shown: ``{players, rules, rounds:
     [{round, seed, salt, commitment, frames: [{action, view}]}], winners, draw,
-    decided_by, totals}``."""
-    table = (await hub_of(request).current(game_id)).table
-    if table.status != "finished" or table.game is None:
-        raise ServerError("game_not_finished", "a replay is shown once the game has ended")
-    return JSONResponse(frames_of(table.game))
+    decided_by, totals}`` (gzip-compressed for a client that accepts it; rate limited
+    per address)."""
+    return await _document(request, game_id, "replay")
+
+
+async def _document(request: Request, game_id: str, kind: str) -> Response:
+    """A finished game's document, made once in a worker and kept (maumau.server.archive)."""
+    archive = hub_of(request).archive
+    archive.allow(address_key(request.client.host) if request.client else "unknown")
+    document = await archive.document(game_id, kind)
+    return await reply(document, request.headers.get("accept-encoding"))
 
 
 @router.get(

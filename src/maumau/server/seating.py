@@ -14,8 +14,9 @@ from dataclasses import replace
 
 from maumau.engine import BadOption, Rules
 from maumau.engine.replay import options_of
-from maumau.server.errors import ServerError
+from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
+from maumau.server.names import display_name, distinct_name
 from maumau.server.protocol import (
     BOT_LEVELS,
     BotAdded,
@@ -61,6 +62,7 @@ def rules_of(preset: str | None, options: dict[str, object]) -> Rules:
 
 
 async def create_table(hub: Hub, body: CreateGame) -> SeatGranted:
+    name = display_name(body.name)
     rules = rules_of(body.preset, body.options)
     token = new_token()
     now = hub.clock()
@@ -70,7 +72,7 @@ async def create_table(hub: Hub, body: CreateGame) -> SeatGranted:
         options=options_of(rules),
         settings=body.settings.model_dump(),
         host=0,
-        seats=(SeatRow(0, body.name, "human", None, token_hash(token)),),
+        seats=(SeatRow(0, name, "human", None, token_hash(token)),),
         created_at=now,
         last_active_at=now,
     )
@@ -86,27 +88,31 @@ async def fresh(referee: Referee) -> None:
 
 
 def seat_of(referee: Referee, token: str | None) -> int:
-    """The seat ``token`` holds at this table, or an error."""
+    """The seat ``token`` holds at this table now, or an error (``seat_removed`` for
+    a token whose seat was removed).  Seats change only under the table's lock: the
+    position found is valid while the caller holds it."""
     if not token:
         raise ServerError("no_token", "this needs your seat token: Authorization: Bearer ...")
-    seat = referee.table.seat_of(token_hash(token))
+    key = token_hash(token)
+    table = referee.table
+    seat = table.seat_of(key)
     if seat is None:
+        if key in table.removed:
+            raise ServerError("seat_removed", "the seat this token held was removed from the table")
         raise ServerError("bad_token", "that token holds no seat at this table")
     return seat
 
 
-async def hello_seat(referee: Referee, token: str) -> int:
-    """The seat ``token`` holds, for a connection's ``hello``.  When other server
-    processes share the database, a token this process does not know yet may have
-    just claimed its seat through another process: look again before refusing."""
-    try:
-        return seat_of(referee, token)
-    except ServerError:
-        if not referee.store.shared:
-            raise
-    async with referee.table.lock:
+async def hello_seat(referee: Referee, token: str) -> tuple[int, str]:
+    """The seat ``token`` holds and its identity (the token's hash), for a
+    connection's ``hello``; the caller holds the table's lock, and joins the
+    connection to the seat before letting it go.  When other server processes share
+    the database, a token this process does not know yet may have just claimed its
+    seat through another process: look again before refusing."""
+    key = token_hash(token)
+    if referee.table.seat_of(key) is None and referee.store.shared:
         await referee.reload()
-    return seat_of(referee, token)
+    return seat_of(referee, token), key
 
 
 def host_of(referee: Referee, token: str | None) -> int:
@@ -125,19 +131,28 @@ def in_lobby(referee: Referee) -> None:
 
 
 async def save_seats(
-    referee: Referee, seats: list[SeatRow], host: int, announce: bool = True
+    referee: Referee,
+    seats: list[SeatRow],
+    host: int,
+    announce: bool = True,
+    removed: tuple[str, ...] = (),
 ) -> None:
+    """Store the table's new seats (the caller holds the lock); ``removed``: the token
+    hashes of the seats this change removes."""
     table = referee.table
     try:
-        await referee.store.replace_seats(table.id, seats, host, expected=table.seats)
+        await referee.store.replace_seats(
+            table.id, seats, host, expected=table.seats, removed=removed
+        )
     except SeatsChanged:
         await referee.reload()
         raise ServerError(
             "conflict", "the seats were changed meanwhile (by another server process); try again"
         ) from None
     except StoreError as exc:
-        raise ServerError("store_unavailable", f"the seats cannot be stored: {exc}") from None
+        raise store_unavailable(f"table {table.id}: the seats cannot be stored", exc) from None
     table.seats, table.host = seats, host
+    table.removed.update(removed)
     if announce:
         referee.broadcast_lobby()
 
@@ -157,6 +172,8 @@ async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> Se
         in_lobby(referee)
         if len(table.seats) >= table.max_seats:
             raise ServerError("table_full", f"all {table.max_seats} seats are taken")
+        name = display_name(name)
+        distinct_name(name, (s.name for s in table.seats))
         token = new_token()
         seat = len(table.seats)
         row = SeatRow(seat, name, "human", None, token_hash(token))
@@ -201,11 +218,13 @@ async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) 
             raise ServerError("not_host", "only the host may remove another player's seat")
         if position == table.host:
             raise ServerError("not_host", "the host's own seat cannot be removed")
+        gone = table.seats[position].token_hash
         kept = [s for s in table.seats if s.position != position]
         host = table.host - (1 if position < table.host else 0)
         renumbered = [replace(s, position=i) for i, s in enumerate(kept)]
-        await save_seats(referee, renumbered, host, announce=False)
-        referee.seat_removed(position)
+        removed = () if gone is None else (gone,)
+        await save_seats(referee, renumbered, host, announce=False, removed=removed)
+        referee.seats_changed()
 
 
 async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
@@ -220,7 +239,7 @@ async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
         try:
             await referee.store.set_status(table.id, "playing", hub.clock())
         except StoreError as exc:
-            raise ServerError("store_unavailable", f"the game cannot start: {exc}") from None
+            raise store_unavailable(f"table {table.id}: the game cannot start", exc) from None
         table.status = "playing"
         referee.broadcast_lobby()
         referee.stand_in.start_absences()
@@ -258,8 +277,8 @@ async def rematch(hub: Hub, game_id: str, token: str | None) -> RematchCreated:
             try:
                 table.rematch_id = await referee.store.set_rematch(table.id, row.id)
             except StoreError as exc:
-                raise ServerError(
-                    "store_unavailable", f"the rematch was not stored: {exc}"
+                raise store_unavailable(
+                    f"table {table.id}: the rematch was not stored", exc
                 ) from None
             referee.broadcast(Rematch(game_id=table.rematch_id, invite=invite_of(table.rematch_id)))
             referee.broadcast_lobby()

@@ -17,9 +17,10 @@ from urllib.parse import urlsplit
 
 from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
-from starlette.types import Send
+from starlette.types import Message, Send
 
 from maumau.server import seating
+from maumau.server.admission import Admission, Place
 from maumau.server.config import ServerConfig
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
@@ -58,39 +59,73 @@ def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
 
 async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     """One client's socket at the table ``game_id``, to its end; ``send`` is the
-    server's own (the connection writes its frames through it)."""
+    server's own (the connection writes its frames through it).
+
+    While it is open the socket holds a place against the caps per client address and
+    per table (:mod:`maumau.server.admission`); over a cap it is sent ``closed``
+    (``too_many_connections``) at once.  It must say hello within ``hello_seconds`` of
+    opening, or it is sent ``closed`` (``hello_timeout``) and closed."""
     hub: Hub = ws.app.state.hub
     config: ServerConfig = ws.app.state.config
+    admission: Admission = ws.app.state.admission
     if not origin_allowed(ws, config):
         await ws.close(code=1008, reason="bad_origin")  # before accept: HTTP 403
         return
     await ws.accept()
+    deadline = asyncio.get_running_loop().time() + config.hello_seconds
+    place: Place | None = None
     try:
-        referee = await hub.referee(game_id)
-    except ServerError as exc:
-        await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
-        await ws.close(1008)
-        return
-    limiter = TokenBucket(config.messages_per_second, config.message_burst)
-    conn = Connection(ws, limiter, config.send_queue, send)
-    writer = asyncio.get_running_loop().create_task(conn.writer())
-    try:
-        while not conn.closing:
-            message = await ws.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            text = message.get("text")
-            if text is None:  # a binary frame is read as UTF-8 text
-                text = (message.get("bytes") or b"").decode("utf-8", "replace")
-            await receive(conn, referee, hub, config, text)
-    except WebSocketDisconnect:
-        pass
+        try:
+            place = admission.enter(ws.client.host if ws.client else "unknown")
+            referee = await hub.referee(game_id)
+            place.join(referee.table.id)
+        except ServerError as exc:
+            await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
+            await ws.close(1008)
+            return
+        limiter = TokenBucket(config.messages_per_second, config.message_burst)
+        conn = Connection(ws, limiter, config.send_queue, send)
+        writer = asyncio.get_running_loop().create_task(conn.writer())
+        try:
+            while not conn.closing:
+                if conn.greeted:
+                    message = await ws.receive()
+                else:
+                    message = await _before_hello(ws, conn, deadline, config)
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:  # a binary frame is read as UTF-8 text
+                    text = (message.get("bytes") or b"").decode("utf-8", "replace")
+                await receive(conn, referee, hub, config, text)
+                if conn.greeted and place.pending:
+                    place.greet()
+        except WebSocketDisconnect:
+            pass
+        finally:
+            if conn.greeted:
+                referee.leave(conn)
+            conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 5)
     finally:
-        if conn.greeted:
-            referee.leave(conn)
-        conn.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer, 5)
+        if place is not None:
+            place.leave()
+
+
+async def _before_hello(
+    ws: WebSocket, conn: Connection, deadline: float, config: ServerConfig
+) -> Message:
+    """The next message of a socket that has not said hello yet, if it comes before
+    ``deadline`` (the event loop's time); else the socket is told ``hello_timeout``
+    and closed, and this gives its end (``websocket.disconnect``)."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            return await ws.receive()
+    except TimeoutError:
+        seconds = f"{config.hello_seconds:g}"
+        conn.close(Closed(code="hello_timeout", message=f"no hello came within {seconds} s"))
+        return {"type": "websocket.disconnect", "code": 1000}
 
 
 async def receive(
@@ -119,9 +154,13 @@ async def receive(
                 conn.close(Closed(code="table_closed", message="the table was closed"))
                 return
             token = message.token
-            seat = None if token is None else await seating.hello_seat(referee, token)
-            async with referee.table.lock:  # not while a move waits for its commit
-                referee.join(conn, seat)
+            # the token's seat is found and joined under the lock that every change of
+            # the seats holds, so the position is the token's own when it is used
+            async with referee.table.lock:
+                seat, key = (
+                    (None, None) if token is None else await seating.hello_seat(referee, token)
+                )
+                referee.join(conn, seat, key)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
@@ -173,6 +212,7 @@ def _plain_action(data: dict[str, Any]) -> bool:
         and version >= 0
         and type(action_id) is str
         and 1 <= len(action_id) <= 64
+        and action_id.isprintable()  # (no control character: the store keeps it as text)
         and _unicode(action_id)
         and type(action) is dict
         and all(_unicode(key) for key in action)

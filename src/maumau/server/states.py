@@ -4,7 +4,6 @@ mover's carrying its acknowledgement."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import orjson
 
@@ -14,18 +13,17 @@ from maumau.engine.view import events_json, own_json, public_json
 from maumau.server.connection import Connection
 from maumau.server.table import Table
 
-if TYPE_CHECKING:
-    from maumau.server.stand_in import StandIn
-
 
 def state_texts(
     table: Table,
-    stand_in: StandIn,
+    clocks: tuple[float | None, float | None],
     conns: Iterable[Connection],
     ack: tuple[Connection, str] | None = None,
 ) -> list[str]:
-    """The ``state`` message for each of ``conns``, as JSON text; ``ack`` is the
-    connection whose move this state follows, and the move's ``action_id``.
+    """The ``state`` message for each of ``conns``, as JSON text; ``clocks``: when the
+    turn timer runs out and when the next round is dealt at the latest (``None``:
+    not); ``ack`` is the connection whose move this state follows, and the move's
+    ``action_id``.
 
     It goes to every connection after every move, so it is built for speed: the
     part of the view every seat shares, and the fields after it, are encoded once;
@@ -39,9 +37,9 @@ def state_texts(
     tail = _dumps(
         {
             "commitment": game.rounds[-1].commitment,
-            "turn_deadline": stand_in.deadline_for(game),
+            "turn_deadline": clocks[0],
             "ready": sorted(table.ready),
-            "next_round_at": stand_in.next_round_at(game),
+            "next_round_at": clocks[1],
         }
     )[1:-1]
     head = f'{{"type":"state","version":{game.version},"view":{{'

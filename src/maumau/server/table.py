@@ -107,6 +107,8 @@ class Table:
         self.settings = TableSettings.model_validate(row.settings)
         self.host = row.host
         self.seats: list[SeatRow] = list(row.seats)
+        #: token hashes of seats removed from the lobby
+        self.removed: set[str] = set(row.removed)
         self.created_at = row.created_at
         self.last_active_at = row.last_active_at
         self.rematch_of = row.rematch_of
@@ -122,6 +124,9 @@ class Table:
         #: between rounds: seats ready for the next one, and when the last round ended
         self.ready: set[int] = set()
         self.round_ended_at: float | None = None
+        #: the server holds back its computer play: nobody is at the table (see
+        #: :mod:`maumau.server.budget`)
+        self.paused = False
         #: one writer per table
         self.lock = asyncio.Lock()
 
@@ -221,6 +226,7 @@ class Table:
         before = (self.seats, self.host, self.status, self.rematch_id)
         self.seats, self.host = list(row.seats), row.host
         self.status, self.rematch_id = row.status, row.rematch_id
+        self.removed |= set(row.removed)
         return before != (self.seats, self.host, self.status, self.rematch_id)
 
     # --- seats ------------------------------------------------------------------------
@@ -233,10 +239,20 @@ class Table:
                 return seat.position
         return None
 
+    def holds(self, seat: int | None, key: str | None) -> bool:
+        """Whether ``seat`` is a position of this table held by the token hash ``key``
+        (``None`` and ``None``: a spectator)."""
+        if seat is None or key is None:
+            return seat is None and key is None
+        if not 0 <= seat < len(self.seats):
+            return False
+        held = self.seats[seat].token_hash
+        return held is not None and secrets.compare_digest(held, key)
+
     def is_bot(self, seat: int) -> bool:
         return self.seats[seat].kind == "bot"
 
-    def info(self, connected: set[int]) -> GameInfo:
+    def info(self, connected: set[int], spectators: int = 0) -> GameInfo:
         return GameInfo(
             game_id=self.id,
             invite=invite_of(self.id),
@@ -259,6 +275,8 @@ class Table:
             max_seats=self.max_seats,
             rematch_of=self.rematch_of,
             rematch_id=self.rematch_id,
+            spectators=spectators,
+            paused=self.paused,
         )
 
     def row(self) -> GameRow:
@@ -273,4 +291,5 @@ class Table:
             last_active_at=self.last_active_at,
             rematch_of=self.rematch_of,
             rematch_id=self.rematch_id,
+            removed=tuple(sorted(self.removed)),
         )

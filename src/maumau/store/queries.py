@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maumau.store.errors import UnknownGame
 from maumau.store.rows import GameRow, SeatRow, StepRow
-from maumau.store.schema import games
+from maumau.store.schema import games, removed_seats
 from maumau.store.schema import seats as seats_table
 from maumau.store.schema import steps as steps_table
 
@@ -30,7 +30,26 @@ async def game(conn: AsyncConnection, game_id: str) -> GameRow | None:
         last_active_at=row.last_active_at,
         rematch_of=row.rematch_of,
         rematch_id=row.rematch_id,
+        removed=await removed(conn, game_id),
     )
+
+
+async def removed(conn: AsyncConnection, game_id: str) -> tuple[str, ...]:
+    """The token hashes of the seats removed from ``game_id``, in order."""
+    rows = await conn.execute(
+        select(removed_seats.c.token_hash)
+        .where(removed_seats.c.game_id == game_id)
+        .order_by(removed_seats.c.token_hash)
+    )
+    return tuple(rows.scalars())
+
+
+async def insert_removed(conn: AsyncConnection, game_id: str, token_hashes: Sequence[str]) -> None:
+    if token_hashes:
+        await conn.execute(
+            insert(removed_seats),
+            [{"game_id": game_id, "token_hash": h} for h in token_hashes],
+        )
 
 
 async def seats(conn: AsyncConnection, game_id: str) -> tuple[SeatRow, ...]:

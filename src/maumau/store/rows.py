@@ -47,6 +47,8 @@ class GameRow:
     last_active_at: float
     rematch_of: str | None = None
     rematch_id: str | None = None
+    #: token hashes of seats removed from the lobby (their tokens get ``seat_removed``)
+    removed: tuple[str, ...] = ()
 
 
 def check_status(status: str) -> None:

@@ -16,6 +16,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -91,4 +92,19 @@ removed_seats = Table(
         primary_key=True,
     ),
     Column("token_hash", String(64), primary_key=True),
+)
+
+#: documents made once from a finished (or closed) game's steps, kept so that they are
+#: never made again: ``kind`` ``record`` or ``replay``, ``body`` gzip-compressed JSON
+exports = Table(
+    "exports",
+    metadata,
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("kind", String(16), primary_key=True),
+    Column("body", LargeBinary, nullable=False),
 )

@@ -9,7 +9,7 @@ method is one transaction, committed when the method returns.  Database failures
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import cast
@@ -19,7 +19,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from maumau.store import queries
+from maumau.store import exports, queries
 from maumau.store.appender import SqliteAppender
 from maumau.store.connect import make_engine, writer
 from maumau.store.errors import (
@@ -29,6 +29,7 @@ from maumau.store.errors import (
     StoreUnavailable,
     UnknownGame,
 )
+from maumau.store.files import private_database
 from maumau.store.group import Append, Committer, GroupCommit, latest_times
 from maumau.store.migrate import upgrade
 from maumau.store.notify import Listener, announce, listen_dsn, notify
@@ -75,7 +76,7 @@ class Store:
         """Connect to the database at ``url`` and migrate it to the newest schema.
 
         ``url`` is mapped by :func:`database_url` (``ValueError`` for unsupported ones);
-        the folder of an SQLite file is created if missing.
+        the folder of an SQLite file is created if missing (0700), the file 0600.
         """
         url = database_url(url)
         try:
@@ -86,8 +87,8 @@ class Store:
         try:
             async with store._guard():
                 path = sqlite_file(url)
-                if path is not None:
-                    path.parent.mkdir(parents=True, exist_ok=True)
+                if path is not None:  # the server user's alone (see files.py)
+                    private_database(path)
                 await upgrade(store._engine)
         except BaseException:
             await store.close()
@@ -223,11 +224,14 @@ class Store:
         seats: Sequence[SeatRow],
         host: int,
         expected: Sequence[SeatRow] | None = None,
+        removed: Sequence[str] = (),
     ) -> None:
         """Replace all seats of ``game_id`` and set its host (lobby edits).
 
         With ``expected``, only if the stored seats are still those (compare-and-set
-        against another process's edit): otherwise :class:`SeatsChanged`.
+        against another process's edit): otherwise :class:`SeatsChanged`.  ``removed``:
+        the token hashes of seats this edit removes (kept, so that their tokens are
+        told their seat was removed).
         """
         check_seats(seats)
         async with self._write() as conn:
@@ -243,6 +247,7 @@ class Store:
             if kept == 0:
                 await conn.execute(delete(seats_table).where(seats_table.c.game_id == game_id))
             await queries.insert_seats(conn, game_id, seats[kept:])
+            await queries.insert_removed(conn, game_id, removed)
             await self._notify(conn, [game_id])
 
     @on_writer_thread
@@ -368,6 +373,20 @@ class Store:
             if self._password:
                 reason = reason.replace(str(self._password), "***")
             raise StoreUnavailable(f"database {self._url} unavailable: {reason}") from exc
+
+    # --- exports -----------------------------------------------------------------------
+
+    async def export(self, game_id: str, kind: str) -> bytes | None:
+        """The stored document ``kind`` (``record``, ``replay``) of ``game_id``, or None."""
+        async with self._read() as conn:
+            return await exports.export(conn, game_id, kind)
+
+    @on_writer_thread
+    async def save_exports(self, game_id: str, documents: Mapping[str, bytes]) -> None:
+        """Keep documents made from ``game_id``'s steps (kind -> body); one that is
+        stored already stays as it is."""
+        async with self._write() as conn:
+            await exports.insert_exports(conn, self.dialect, game_id, documents)
 
 
 def _reason(exc: BaseException) -> str:

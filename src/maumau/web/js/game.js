@@ -108,6 +108,17 @@ export class GamePage {
       case "lobby":
         this.info = msg.game;
         break;
+      case "presence": {
+        // who is connected changed: the last lobby's seats, updated
+        if (!this.info) return;
+        const seats = this.info.seats.map((s) => ({
+          ...s,
+          connected: msg.connected.includes(s.position),
+          stand_in: msg.stand_in.includes(s.position),
+        }));
+        this.info = { ...this.info, seats, spectators: msg.spectators };
+        break;
+      }
       case "state": {
         const view = msg.view;
         // The server sends only the new log entries (the whole round after hello or at
@@ -148,7 +159,8 @@ export class GamePage {
         this.rematch = msg;
         break;
       case "error":
-        if (["bad_token", "no_token"].includes(msg.code) && !this.me) {
+        if (["bad_token", "no_token", "seat_removed"].includes(msg.code) && !this.me) {
+          if (msg.code === "seat_removed") toast(t("removed.text"), "error");
           forgetToken(this.gameId);
           this.token = null;
           this.connection.close();
@@ -160,11 +172,28 @@ export class GamePage {
         if (!["stale_version", "not_between_rounds"].includes(msg.code)) showError(msg);
         return;
       case "closed":
+        if (msg.code === "seat_removed") {
+          this.seatRemoved();
+          return;
+        }
         this.closed = msg;
+        // too many connections from here or at this table: say so; no reconnect
+        if (msg.code === "too_many_connections" && this.state) showError(msg);
         break;
       default:
         return;
     }
+    this.render();
+  }
+
+  /** The host removed this player's seat (or it was left in another tab): say so,
+   * forget its token, and go on watching the lobby, where a seat can be taken again. */
+  seatRemoved() {
+    toast(t("removed.text"), "error");
+    forgetToken(this.gameId);
+    this.token = null;
+    this.me = null;
+    this.connect();
     this.render();
   }
 
@@ -263,6 +292,13 @@ export class GamePage {
     const root = this.root;
     if (!this.info) return;
     document.body.dataset.view = this.info.status;
+    if (this.closed?.code === "too_many_connections" && !this.state) {
+      const retry = () => { this.closed = null; this.render(); this.connect(); };
+      root.replaceChildren(h("section", { class: "panel notice", id: "too-many" }, h("h1", {}, t("closed.busy.title")),
+        h("p", {}, t("closed.busy.text")),
+        h("button", { class: "button primary", type: "button", id: "retry", onclick: retry }, t("closed.busy.retry"))));
+      return;
+    }
     if (this.closed && !this.state) {
       root.replaceChildren(h("section", { class: "panel notice" }, h("h1", {}, t("closed.title")), h("p", {}, t("closed.text")),
         h("a", { class: "button primary", href: "/" }, t("nav.home"))));

@@ -4,6 +4,7 @@ import { cardBackSvg, cardFaceSvg, cardName, sortHand, suitSvg, SUITS } from "./
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { describeEntry } from "./log.js";
+import { avatar, nameEl, tx } from "./names.js";
 
 const SHORTCUTS = { d: "draw", m: "mau", p: "pass", k: "pass" };
 
@@ -199,8 +200,8 @@ export class TableView {
           dataset: { seat },
         },
           h("div", { class: "opp-head" },
-            h("span", { class: "avatar", "aria-hidden": "true" }, (view.players[seat] || "?").slice(0, 1).toUpperCase()),
-            h("span", { class: "opp-name" }, view.players[seat]),
+            avatar(view.players[seat]),
+            h("span", { class: "opp-name" }, nameEl(view.players[seat])),
           ),
           h("div", { class: "opp-cards" }, fan, h("span", { class: "count" }, tn("table.cards", count))),
           h("div", { class: "opp-meta" },
@@ -212,7 +213,7 @@ export class TableView {
             ? h("button", {
               type: "button", class: "catch", dataset: { focus: `catch-${seat}` },
               onclick: () => this.send({ catch: seat }),
-            }, t("table.catch", { name: view.players[seat] }))
+            }, tx("table.catch", { name: nameEl(view.players[seat]) }))
             : null,
         );
       }));
@@ -267,10 +268,11 @@ export class TableView {
     const legal = this.legal();
     let text;
     if (view.step === "over") text = t("turn.round_over");
+    else if (this.page.info?.paused) text = t("turn.paused"); // nobody plays: the server waits
     else if (view.to_move === me && view.step === "drawn") text = t("turn.drawn");
-    else if (view.step === "wait" && legal.some((a) => a.pass)) text = t("turn.accept", { name: view.players[view.catchable] ?? "" });
+    else if (view.step === "wait" && legal.some((a) => a.pass)) text = tx("turn.accept", { name: nameEl(view.players[view.catchable] ?? "") });
     else if (view.to_move === me) text = view.pending ? t("turn.you_pending", { n: view.pending }) : t("turn.you");
-    else text = t("turn.other", { name: view.players[view.to_move] });
+    else text = tx("turn.other", { name: nameEl(view.players[view.to_move]) });
     return h("div", { class: "status-line", id: "turn", role: "status" },
       h("span", { class: "turn-text" }, text),
       h("span", { class: "timer", id: "turn-timer" }),
@@ -327,7 +329,7 @@ export class TableView {
     const seatInfo = this.page.info.seats[me] || {};
     return h("div", { class: "mine" },
       h("div", { class: "me-bar" },
-        h("span", { class: "me-name" }, view.players[me], seatInfo.stand_in ? h("span", { class: "badge stand-in" }, t("seat.stand_in")) : null),
+        h("span", { class: "me-name" }, nameEl(view.players[me]), seatInfo.stand_in ? h("span", { class: "badge stand-in" }, t("seat.stand_in")) : null),
         h("span", {}, t("table.total", { n: view.totals[me] })),
         h("span", {}, tn("table.won", view.rounds_won[me])),
         this.armed ? h("span", { class: "armed-note" }, t("mau.armed", { word: mauWord })) : null,
