@@ -734,6 +734,45 @@ async def test_other_processes_hear_of_every_change(pg_db_url: str) -> None:
         await second.close()
 
 
+async def test_processes_say_who_is_connected_and_answer_when_asked(pg_db_url: str) -> None:
+    """A process that has just loaded a game asks the others who is connected to them;
+    they hear the question (not their own), and presence notices carry the seats."""
+    first, second = await Store.open(pg_db_url), await Store.open(pg_db_url)
+    presence: list[tuple[str, frozenset[int]]] = []
+    questions: list[str] = []
+    own: list[str] = []
+
+    def nothing(game_id: str, steps_only: bool) -> None:
+        pass
+
+    listener = second.listener(
+        nothing,
+        lambda: None,
+        lambda origin, game_id, seats: presence.append((game_id, seats)),
+        questions.append,
+    )
+    mine = first.listener(nothing, lambda: None, None, own.append)
+    assert listener is not None and mine is not None
+    listener.start()
+    mine.start()
+    try:
+        await asyncio.wait_for(listener.ready.wait(), 10)
+        await asyncio.wait_for(mine.ready.wait(), 10)
+        await first.ask_presence("g1")
+        assert await asyncio.wait_for(_next(questions), 5) == "g1"
+        await first.announce([("g1", [2, 0]), ("g2", [])])
+        async with asyncio.timeout(5):
+            while len(presence) < 2:
+                await asyncio.sleep(0.01)
+        assert presence == [("g1", frozenset({0, 2})), ("g2", frozenset())]
+        assert questions == [] and own == []  # a question is not heard by its asker
+    finally:
+        await listener.stop()
+        await mine.stop()
+        await first.close()
+        await second.close()
+
+
 async def _next(items: list[str]) -> str:
     while not items:
         await asyncio.sleep(0.01)

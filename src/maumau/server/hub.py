@@ -21,6 +21,7 @@ from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.referee import Referee
 from maumau.server.table import Table
+from maumau.server.tasks import quiet
 from maumau.store import GameRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
@@ -46,7 +47,7 @@ class Hub:
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: other processes' changes to shared tables (PostgreSQL only)
-        self.listener = store.listener(self.changed, self.reconnected, self.present)
+        self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
         self.heartbeat: asyncio.Task[None] | None = None
         #: what computer play may cost (maumau.server.budget), and finished games'
         #: documents (maumau.server.archive)
@@ -70,8 +71,14 @@ class Hub:
                 raise ServerError("unknown_game", f"there is no table {game_id!r}")
             row, steps = loaded
             if len(steps) > LOAD_INLINE_STEPS:  # a long game: the loop serves meanwhile
-                return self.add(await asyncio.to_thread(Table.load, row, steps))
-            return self.add(Table.load(row, steps))
+                referee = self.add(await asyncio.to_thread(Table.load, row, steps))
+            else:
+                referee = self.add(Table.load(row, steps))
+            if self.store.shared:  # who is connected elsewhere, now, not at a heartbeat
+                asyncio.get_running_loop().create_task(
+                    self.store.ask_presence(game_id)
+                ).add_done_callback(quiet)
+            return referee
 
     async def current(self, game_id: str) -> Referee:
         """:meth:`referee`, caught up with other processes' changes when the database is
@@ -181,6 +188,12 @@ class Hub:
         referee = self.referees.get(game_id)
         if referee is not None:
             referee.present_elsewhere(origin, seats, time.monotonic() + PRESENCE_TTL)
+
+    def asked(self, game_id: str) -> None:
+        """Another process just loaded a table: say which of its seats are here."""
+        referee = self.referees.get(game_id)
+        if referee is not None and referee.here():
+            referee.announce()
 
     async def run_heartbeat(self) -> None:
         """Say again, now and then, which seats are connected here (a process that

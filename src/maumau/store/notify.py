@@ -26,8 +26,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 log = logging.getLogger("maumau.store")
 
 CHANNEL = "maumau_games"
-#: which seats are connected to which process: ``"<origin> <game id> <seat>,<seat>"``
+#: which seats are connected to which process: ``"<origin> <game id> <seat>,<seat>"``,
+#: or the question ``"<origin> <game id> ?"`` (a process that just loaded the game asks
+#: the others to say so now rather than at their next heartbeat)
 PRESENCE = "maumau_presence"
+QUESTION = "?"
 #: the listening connection's application_name (as pg_stat_activity shows it)
 APPLICATION = "maumau-listener"
 
@@ -64,6 +67,11 @@ async def announce(
     await conn.execute(_ANNOUNCE, {"origin": origin, "items": items})
 
 
+async def ask(conn: AsyncConnection, origin: str, game_id: str) -> None:
+    """Ask the other processes which seats of ``game_id`` are connected to them."""
+    await conn.execute(_ANNOUNCE, {"origin": origin, "items": [f"{game_id} {QUESTION}"]})
+
+
 def listen_dsn(url: str) -> str:
     """The plain PostgreSQL DSN (for asyncpg) of a SQLAlchemy URL."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -79,9 +87,11 @@ class Listener:
         on_change: Callable[[str, bool], None],
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
+        on_question: Callable[[str], None] | None = None,
     ) -> None:
         self._dsn = dsn
         self._on_presence = on_presence
+        self._on_question = on_question
         self._origin = origin
         self._on_change = on_change
         self._on_connect = on_connect
@@ -146,7 +156,13 @@ class Listener:
     def _presence(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         origin, _, rest = payload.partition(" ")
         game_id, _, seats = rest.partition(" ")
-        if origin == self._origin or not game_id or self._on_presence is None:
+        if origin == self._origin or not game_id:
+            return
+        if seats == QUESTION:
+            if self._on_question is not None:
+                self._on_question(game_id)
+            return
+        if self._on_presence is None:
             return
         try:
             connected = frozenset(int(seat) for seat in seats.split(",") if seat)

@@ -32,7 +32,7 @@ from maumau.store.errors import (
 from maumau.store.files import private_database
 from maumau.store.group import Append, Committer, GroupCommit, latest_times
 from maumau.store.migrate import upgrade
-from maumau.store.notify import Listener, announce, listen_dsn, notify
+from maumau.store.notify import Listener, announce, ask, listen_dsn, notify
 from maumau.store.rows import (
     GameRow,
     SeatRow,
@@ -133,13 +133,16 @@ class Store:
         on_change: Callable[[str, bool], None],
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
+        on_question: Callable[[str], None] | None = None,
     ) -> Listener | None:
         """A listener for other processes' changes (``None`` for SQLite, which one
         process serves); call its ``start()`` from the event loop."""
         if not self.shared:
             return None
         url = self._engine.url.render_as_string(hide_password=False)
-        return Listener(listen_dsn(url), self.origin, on_change, on_connect, on_presence)
+        return Listener(
+            listen_dsn(url), self.origin, on_change, on_connect, on_presence, on_question
+        )
 
     async def announce(self, presence: Sequence[tuple[str, Sequence[int]]]) -> None:
         """Tell the other processes which seats of which games are connected to this
@@ -147,6 +150,13 @@ class Store:
         if self.shared and presence:
             async with self._read() as conn:
                 await announce(conn, self.origin, presence)
+
+    async def ask_presence(self, game_id: str) -> None:
+        """Ask the other processes to say now which seats of ``game_id`` are connected
+        to them (PostgreSQL only): a process that just loaded a game learns it at once."""
+        if self.shared:
+            async with self._read() as conn:
+                await ask(conn, self.origin, game_id)
 
     # --- reading ---------------------------------------------------------------------
 
