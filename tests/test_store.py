@@ -33,10 +33,12 @@ from maumau.store import (
     StoreUnavailable,
     UnknownGame,
     database_url,
+    queries,
     sqlite_url,
 )
 from maumau.store.connect import execute_while_locked, make_engine, set_pragmas
 from maumau.store.migrate import alembic_config, head_revision
+from maumau.store.queries import DECODE_INLINE_STEPS
 from maumau.store.schema import metadata
 from maumau.store.urls import sqlite_file
 from pg import pg_admin
@@ -142,6 +144,33 @@ async def test_bad_values_are_refused_before_the_database(store: Store) -> None:
 
 
 # --- steps ------------------------------------------------------------------------------
+
+
+async def test_a_long_game_reads_back_whole_and_in_order(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """More steps than are decoded inline: the rest are decoded off the event loop,
+    and nothing is lost, doubled or reordered at the seam."""
+    count = 2 * DECODE_INLINE_STEPS + 7
+    await store.create_game(game_row())
+    written = [step(i, card="ä7H", nested={"n": [i, None]}) for i in range(count)]
+    await store.append("g1", written, now=5.0)
+    decoders: list[tuple[bool, int]] = []
+    decode = queries.decoded_steps
+
+    def watched(rows: Any) -> list[StepRow]:
+        decoders.append((threading.current_thread() is threading.main_thread(), len(rows)))
+        return decode(rows)
+
+    monkeypatch.setattr(queries, "decoded_steps", watched)
+    read = await store.steps("g1")
+    assert decoders == [(True, DECODE_INLINE_STEPS), (False, count - DECODE_INLINE_STEPS)]
+    assert [s.data for s in read] == [s.data for s in written]
+    assert [s.seq for s in read] == list(range(count))
+    seam = await store.steps("g1", after=DECODE_INLINE_STEPS - 2)
+    assert [s.seq for s in seam] == list(range(DECODE_INLINE_STEPS - 1, count))
+    loaded = await store.load("g1")
+    assert loaded is not None and loaded[1] == read
 
 
 async def test_steps_are_ordered_and_filtered_by_after(store: Store) -> None:

@@ -57,7 +57,7 @@ def bearer(authorization: str | None) -> str | None:
 async def health(request: Request) -> Health | JSONResponse:
     hub = hub_of(request)
     try:
-        await hub.store.game_ids(("lobby",))
+        await hub.store.check()
         database = "ok"
     except StoreError:
         database = "unavailable"

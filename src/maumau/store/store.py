@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from types import TracebackType
 from typing import cast
 
-from sqlalchemy import bindparam, delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, literal, select, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -159,6 +159,12 @@ class Store:
                 await ask(conn, self.origin, game_id)
 
     # --- reading ---------------------------------------------------------------------
+
+    async def check(self) -> None:
+        """Ask the database something trivial: :class:`StoreError` if it cannot answer
+        (the health check; its cost does not grow with the tables kept)."""
+        async with self._read() as conn:
+            await conn.execute(select(literal(1)))
 
     async def game(self, game_id: str) -> GameRow | None:
         """The game ``game_id`` with its seats, or None."""
