@@ -73,7 +73,10 @@ class Workers:
         pool whose worker died is replaced for the next call (this one raises)."""
         pool = self.executor()
         try:
-            result, pid = await asyncio.get_running_loop().run_in_executor(pool, work, *args)
+            # submitted from a thread: a submit may start a worker process (the first
+            # starts the forkserver too), which takes a third of a second
+            future = await asyncio.to_thread(pool.submit, work, *args)
+            result, pid = await asyncio.wrap_future(future)
         except BrokenProcessPool:
             if self.pool is pool:
                 self.pool = None
