@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import socket
 import sqlite3
 import threading
@@ -171,6 +172,16 @@ async def test_a_long_game_reads_back_whole_and_in_order(
     assert [s.seq for s in seam] == list(range(DECODE_INLINE_STEPS - 1, count))
     loaded = await store.load("g1")
     assert loaded is not None and loaded[1] == read
+
+
+async def test_steps_json_is_every_step_undecoded_in_order(store: Store) -> None:
+    """What a worker process decodes: one JSON array of [kind, data], as stored."""
+    await store.create_game(game_row())
+    assert await store.steps_json("g1") == "[]"
+    written = [StepRow(0, "deal", {"seed": 'ä"\\', "hands": [["7H"]]})]
+    written += [step(i, card="JC", n=[i, None, 1.5]) for i in range(1, 40)]
+    await store.append("g1", written[::-1], now=5.0)
+    assert json.loads(await store.steps_json("g1")) == [[s.kind, s.data] for s in written]
 
 
 async def test_steps_are_ordered_and_filtered_by_after(store: Store) -> None:

@@ -124,16 +124,19 @@ class Archive:
         return await asyncio.shield(future)
 
     async def build(self, game_id: str, source: Source) -> dict[str, bytes]:
+        # the steps go to the worker as JSON text and are decoded there: decoding a
+        # long game's in this process (even in a thread) held the GIL against the loop
         if source.table is not None:
-            rows = source.table.steps()
+            if not source.table.step_count:
+                return {}
+            steps = source.table.steps_json()
         else:
             try:
-                rows = await self.store.steps(game_id)
+                steps = await self.store.steps_json(game_id)
             except StoreError as exc:
                 raise _unavailable(game_id, exc) from None
-        steps = [(s.kind, s.data) for s in rows]
-        if not steps:
-            return {}
+            if steps == "[]":
+                return {}
         async with self.turn:
             documents = await self.workers.run(documents_of, source.options, source.players, steps)
         self.builds += 1

@@ -26,10 +26,10 @@ GZIP_LEVEL = 6
 
 
 def game_of(options: dict[str, Any], players: Sequence[str], steps: Sequence[Any]) -> Game:
-    """The game that stored steps (``(kind, data)`` pairs, in order) make, as a table
-    rebuilds it (:meth:`maumau.server.table.Table.accept`)."""
+    """The game that stored steps (``(kind, data, ...)`` sequences, in order) make, as
+    a table rebuilds it (:meth:`maumau.server.table.Table.accept`)."""
     game = Game(Rules.from_dict(options), list(players))
-    for index, (kind, data) in enumerate(steps):
+    for index, (kind, data, *_) in enumerate(steps):
         if kind == "deal":
             game.deal(data["seed"], commitment=data.get("commitment"), salt=data.get("salt"))
         else:
@@ -39,12 +39,13 @@ def game_of(options: dict[str, Any], players: Sequence[str], steps: Sequence[Any
 
 
 def documents_of(
-    options: dict[str, Any], players: Sequence[str], steps: Sequence[Any]
+    options: dict[str, Any], players: Sequence[str], steps_json: str
 ) -> tuple[dict[str, bytes], int]:
     """A started game's documents as gzip-compressed JSON: ``"record"`` always,
     ``"replay"`` (:func:`frames_of`) once the game is finished; and the pid of the
-    process that made them (a worker's)."""
-    game = game_of(options, players, steps)
+    process that made them (a worker's).  ``steps_json``: its steps, a JSON array of
+    ``[kind, data, ...]`` (decoded here, in the worker)."""
+    game = game_of(options, players, orjson.loads(steps_json))
     documents = {"record": _packed(record_of(game).to_json())}
     if game.finished:
         documents["replay"] = _packed(frames_of(game))

@@ -156,6 +156,11 @@ class Table:
         """Every committed step, in order (the game can be rebuilt from them)."""
         return [unpack_step(seq, packed) for seq, packed in enumerate(self.packed)]
 
+    def steps_json(self) -> str:
+        """Every committed step as one JSON array of ``[kind, data, client_id]``, in
+        order (the packed steps joined: nothing is decoded)."""
+        return "[" + ",".join(self.packed) + "]"
+
     def accept(self, step: StepRow) -> None:
         """Apply one committed step to the game."""
         if step.seq != self.step_count:

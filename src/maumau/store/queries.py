@@ -98,6 +98,18 @@ async def steps(conn: AsyncConnection, game_id: str, after: int) -> list[StepRow
     return first + await asyncio.to_thread(lambda: decoded_steps(result.all()))
 
 
+async def steps_json(conn: AsyncConnection, game_id: str) -> str:
+    """Every step of ``game_id`` as one JSON array of ``[kind, data]`` pairs, in order,
+    its JSON not decoded (for a worker process to decode)."""
+    result = await conn.execute(
+        select(steps_table.c.kind, cast(steps_table.c.data, Text))
+        .where(steps_table.c.game_id == game_id)
+        .order_by(steps_table.c.seq)
+    )
+    dumps = json.dumps
+    return "[" + ",".join(f"[{dumps(kind)},{data}]" for kind, data in result) + "]"
+
+
 def decoded_steps(rows: Sequence[Row[Any]]) -> list[StepRow]:
     """Steps from rows of :data:`_STEP_COLUMNS`."""
     loads = json.loads

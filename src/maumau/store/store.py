@@ -184,6 +184,12 @@ class Store:
         async with self._read() as conn:
             return await queries.steps(conn, game_id, after)
 
+    async def steps_json(self, game_id: str) -> str:
+        """Every step of ``game_id`` as one JSON array of ``[kind, data]`` pairs, in
+        order: the text as stored, not decoded here (a worker process decodes it)."""
+        async with self._read() as conn:
+            return await queries.steps_json(conn, game_id)
+
     async def game_ids(self, statuses: Sequence[str]) -> list[str]:
         """The ids of the games in one of ``statuses``, oldest first."""
         query = (
