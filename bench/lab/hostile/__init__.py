@@ -20,6 +20,17 @@ catches; a finished game; a table in the lobby), then sends:
   reply may be a 5xx; every 4xx must carry the documented ``{"error": {"code",
   "message"}}`` body with a documented code and its documented status.
 
+Then the attacks of the security issue (:mod:`lab.hostile.attacks`; ``--no-attacks``
+leaves them out), each on tables and from client addresses of its own, each with a
+gate: a stranger with two seats removing one and saying ``hello`` with the other at
+once (and the host removing a seat while another tab reconnects) must never be shown
+another seat; 20 addresses flooding a finished game's replay are refused
+``rate_limited`` and served gzip only when they ask; idle sockets are refused per
+address and per table and closed at the hello deadline; trickled headers are closed at
+the header deadline; hostile display names are refused ``bad_name``; every reply has
+the documented security headers; a stranger's connect-disconnect loop sends a player
+no ``lobby``; bot-only tables are refused past the cap per address.
+
 Afterwards every game must be exactly as before (its info, every seat's view, the record,
 and its rows in the database), the server must still be running and answer
 ``/api/health``, and its output must hold no traceback and no ERROR line.
@@ -28,5 +39,5 @@ and its rows in the database), the server must still be running and answer
     uv run python bench/hostile.py --messages 20000 --requests 5000 --seed 7 --json out.json
 
 A script, not a test (``tests/test_hostile.py`` runs a small sample of the same probes
-in-process).  Exit status 0 when every check passed.
+in-process, ``tests/test_hostile_attacks.py`` a small run of every attack).  Exit status 0 when every check passed.
 """

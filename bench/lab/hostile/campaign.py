@@ -1,21 +1,27 @@
-"""The live campaign: the server, the games, both parts, and the gates."""
+"""The live campaign: the server, the games, its three parts (WebSocket, HTTP, the
+attacks), and the gates."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from lab.hostile.arena import setup_games
+from lab.hostile.attacks import Part, Plan, run_attacks
 from lab.hostile.builder import Builder
 from lab.hostile.http_part import run_http
-from lab.hostile.server import start_server
+from lab.hostile.server import HEADER_SECONDS, HELLO_SECONDS, start_server
 from lab.hostile.snapshot import differences, snapshot
 from lab.hostile.ws_part import run_ws
 
 
-def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[str, Any]:
+def campaign(
+    messages: int, requests_count: int, seed: int, work: Path, plan: Plan | None = None
+) -> dict[str, Any]:
+    """The whole campaign; ``plan``: the attacks' sizes (``None``: no attacks)."""
     began = time.monotonic()
     times: dict[str, float] = {}
     server = start_server(work)
@@ -38,6 +44,14 @@ def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[
         mark = time.monotonic()
         spec, raw, checks_failed = run_http(server, ctx, requests_count, seed)
         times["http"] = time.monotonic() - mark
+
+        mark = time.monotonic()
+        parts: list[Part] = []
+        if plan is not None:
+            plan = replace(plan, hello_seconds=HELLO_SECONDS, header_seconds=HEADER_SECONDS)
+            parts = asyncio.run(run_attacks(server, ctx, plan))
+        times["attacks"] = time.monotonic() - mark
+        alive_after_attacks = server.alive()
 
         mark = time.monotonic()
         after = asyncio.run(snapshot(server, ctx))
@@ -71,8 +85,14 @@ def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[
         ),
         "tracebacks / ERROR records in the server output": len(bad_records),
         "  uvicorn's ERROR + traceback for a text frame not UTF-8": len(utf8_records),
-        "wall time, s": round(time.monotonic() - began, 1),
     }
+    if plan is not None:
+        passed_parts = sum(part.passed for part in parts)
+        summary["attacks (the security issue), gates passed"] = f"{passed_parts} / {len(parts)}"
+        for part in parts:
+            summary[f"  {part.name}"] = part.headline
+        summary["  attacks' HTTP 5xx replies"] = sum(part.http_5xx for part in parts)
+    summary["wall time, s"] = round(time.monotonic() - began, 1)
     gates = {
         "every WebSocket message answered as the protocol says": ws.failed == 0,
         "as many messages as asked": ws.total >= messages,
@@ -83,6 +103,10 @@ def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[
         "no traceback or ERROR record from the application": not bad_records,
         "no traceback or ERROR record from uvicorn": not utf8_records,
     }
+    if plan is not None:
+        gates["server alive after the attacks"] = alive_after_attacks
+        for part in parts:
+            gates[f"{part.name}: {part.gate}"] = part.passed
     passed = all(gates.values())
     summary["PASSED"] = passed
     return {
@@ -95,6 +119,7 @@ def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[
         "websocket": ws.to_json(),
         "http_schemathesis": spec.to_json(),
         "http_raw": raw.to_json(),
+        "attacks": {part.name: part.to_json() for part in parts},
         "schemathesis_checks_failed": dict(checks_failed),
         "games": {
             k: {"id": g.id, "status": g.status, "version": g.version} for k, g in ctx.games.items()
@@ -104,5 +129,8 @@ def campaign(messages: int, requests_count: int, seed: int, work: Path) -> dict[
         "server_utf8_records": {"count": len(utf8_records), "first": utf8_records[:1]},
         "server_warnings": dict(server.warnings().most_common(20)),
         "server_exit_status": code,
-        "failures": ws.failures[:20] + spec.failures[:10] + raw.failures[:10],
+        "failures": ws.failures[:20]
+        + spec.failures[:10]
+        + raw.failures[:10]
+        + [f for part in parts for f in part.failures[:5]],
     }

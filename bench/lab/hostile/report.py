@@ -55,6 +55,19 @@ def report(result: dict[str, Any]) -> None:
             table.add_row(category, f"{sent:,}", f"{part['ok'].get(category, 0):,}", top)
         console.print(table)
 
+    attacks = result.get("attacks") or {}
+    if attacks:
+        table = Table(
+            title="The attacks of the security issue (same server, after the parts above)"
+        )
+        table.add_column("attack")
+        table.add_column("gate")
+        table.add_column("passed")
+        table.add_column("what happened")
+        for name, part in attacks.items():
+            table.add_row(name, part["gate"], str(part["passed"]), part["headline"])
+        console.print(table)
+
     summary = Table(title="Verdict")
     summary.add_column("check")
     summary.add_column("result", justify="right")

@@ -94,6 +94,16 @@ class Server:
         return found
 
 
+#: the limits the attacks (``lab.hostile.attacks``) wait for are short here: the hello
+#: deadline (the WebSocket part's connections that never say hello send at most 300
+#: messages, in well under a second), the request headers' deadline; and an address may
+#: hold 10 live tables (the bot tables' attack is refused within its 20 tries; the
+#: campaign's own address holds about 5)
+HELLO_SECONDS = 5.0
+HEADER_SECONDS = 3.0
+LIVE_TABLES_PER_ADDRESS = 10
+
+
 def start_server(work: Path) -> Server:
     port = free_port()
     data_dir = work / "data"
@@ -101,6 +111,8 @@ def start_server(work: Path) -> Server:
     command = [
         "uv", "run", "--quiet", "maumau", "serve", "--data-dir", str(data_dir),
         "--port", str(port), "--tables-per-minute", "100000", "--messages-per-second", "100000",
+        "--hello-seconds", str(HELLO_SECONDS), "--header-seconds", str(HEADER_SECONDS),
+        "--live-tables-per-address", str(LIVE_TABLES_PER_ADDRESS),
     ]  # fmt: skip
     with out_path.open("wb") as out, err_path.open("wb") as err:
         process = subprocess.Popen(
