@@ -39,5 +39,6 @@ and its rows in the database), the server must still be running and answer
     uv run python bench/hostile.py --messages 20000 --requests 5000 --seed 7 --json out.json
 
 A script, not a test (``tests/test_hostile.py`` runs a small sample of the same probes
-in-process, ``tests/test_hostile_attacks.py`` a small run of every attack).  Exit status 0 when every check passed.
+in-process, ``tests/test_hostile_attacks.py`` a small run of every attack).  Exit status 0
+when every check passed.
 """

@@ -142,6 +142,12 @@ async def hello_deadline(url: str, seconds: float) -> dict[str, Any]:
     }
 
 
+def _said(refusal: str) -> str:
+    """A refusal's code and its subject ("too_many_connections: this table has 100
+    connections"), without the advice after it."""
+    return refusal.split(" open,")[0]
+
+
 async def idle_sockets(target: Target, plan: Plan) -> Part:
     part = Part("idle sockets", IDLE_GATE)
     async with http_client(target, IDLE[0]) as creator:
@@ -205,7 +211,7 @@ async def idle_sockets(target: Target, plan: Plan) -> Part:
     part.passed = len(phases) == 2 and not part.failures and told and part.http_5xx == 0
     part.headline = (
         ", ".join(
-            f"{p['address']}: {p['held']} held, then {p['refusal']} ({p['said'].split(' open,')[0]})"
+            f"{p['address']}: {p['held']} held, then {p['refusal']} ({_said(p['said'])})"
             for p in phases
         )
         + f"; / and health 200 meanwhile: {all(p['while held'].get('/') == 200 for p in phases)}"
