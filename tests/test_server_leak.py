@@ -117,6 +117,7 @@ class Listener(threading.Thread):
         play: bool = False,
         rng: random.Random | None = None,
         hold: threading.Event | None = None,
+        ended: bool = False,
     ) -> None:
         super().__init__(daemon=True)
         self.ws = ws
@@ -125,6 +126,8 @@ class Listener(threading.Thread):
         self.rng = rng or random.Random(0)
         #: a player makes no move before this is set
         self.hold = hold
+        #: the welcome already said the game is over (it ended before this socket came)
+        self.ended = ended
         self.texts: list[str] = []
         #: the cards this socket named in its own moves (an error may repeat them)
         self.named: set[str] = set()
@@ -134,6 +137,9 @@ class Listener(threading.Thread):
         try:
             last, tried, count = -1, False, 0
             deadline = time.monotonic() + GAME_TIMEOUT
+            if self.ended:
+                self.drain()
+                return
             while time.monotonic() < deadline:
                 text = recv_text(self.ws)
                 self.texts.append(text)
@@ -426,19 +432,20 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
                 joined, tokens[seat] = join(client, game_id, f"Human {seat}")
                 assert joined == seat
 
-        def socket(token: str | None) -> WebSocketTestSession:
+        def connect(token: str | None, seat: int | None, **play: Any) -> Listener:
             ws = stack.enter_context(client.websocket_connect(f"/ws/{game_id}"))
-            hello(ws, token)
-            return ws
+            # a late socket may come after the end: its welcome says so, no game_end follows
+            ended = hello(ws, token)["end"] is not None
+            return Listener(ws, seat, ended=ended, **play)
 
         # the players hold their first move until the mid-game checks below are done,
         # so that a short game cannot be over before them
         hold = threading.Event()
-        listeners = [Listener(socket(None), None)]
+        listeners = [connect(None, None)]
         for seat, kind in enumerate(spec.seats):
             if kind == "play":
-                player = Listener(
-                    socket(tokens[seat]), seat, True, random.Random(rng.random()), hold
+                player = connect(
+                    tokens[seat], seat, play=True, rng=random.Random(rng.random()), hold=hold
                 )
                 listeners.append(player)
         for listener in listeners:
@@ -452,12 +459,12 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
         info = client.get(f"/api/games/{game_id}").text
         assert "seed" not in info and "salt" not in info and not HEX64.search(info)
         assert not any(token in info for token in tokens.values())
-        late = [Listener(socket(None), None)]
+        late = [connect(None, None)]
         players = [seat for seat, kind in enumerate(spec.seats) if kind == "play"]
         if players:
-            late.append(Listener(socket(tokens[players[-1]]), players[-1]))
-        for listener in late:
-            listener.start()
+            late.append(connect(tokens[players[-1]], players[-1]))
+        for one in late:
+            one.start()
         listeners += late
         hold.set()
         results = {listener: listener.result() for listener in listeners}
