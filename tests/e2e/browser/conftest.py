@@ -68,6 +68,16 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             str(data),
             "--log-level",
             "warning",
+            # The browser tests open many tables and sockets from one address quickly;
+            # the limits themselves are tested in the server suites.
+            "--tables-per-minute",
+            "1000",
+            "--live-tables-per-address",
+            "1000",
+            "--messages-per-second",
+            "1000",
+            "--replays-per-minute",
+            "1000",
         ],
         cwd=ROOT,
     )
