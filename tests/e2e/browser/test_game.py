@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
+from tablekit import pick_language
 
 LANGUAGES = ("en", "de", "da", "sv")
 PHONE: ViewportSize = {"width": 360, "height": 740}
@@ -336,7 +337,7 @@ def test_two_players_and_two_bots_play_a_penalty_game(
 
     # Every language renders the table without a missing key.
     for code in (*LANGUAGES[1:], "en"):
-        host.select_option("#lang-picker", code)
+        pick_language(host, code)
         expect(host.locator("html")).to_have_attribute("lang", code)
         expect(host.locator("#table")).to_be_visible()
         assert missing_keys(host) is None, f"{code}: {missing_keys(host)}"
@@ -388,11 +389,11 @@ def test_two_players_and_two_bots_play_a_penalty_game(
     check_replay(host, replay, artifacts)
 
     for code in LANGUAGES[1:]:
-        host.select_option("#lang-picker", code)
+        pick_language(host, code)
         expect(host.locator("#result-dialog")).to_be_visible()
         assert missing_keys(host) is None, f"{code}: {missing_keys(host)}"
     shot(host, artifacts / "result-sv.png")
-    host.select_option("#lang-picker", "en")
+    pick_language(host, "en")
 
     # The guest watches the replay on the phone; anyone with the link can watch it.
     guest.click("#open-replay")
@@ -504,11 +505,11 @@ def check_replay(page: Page, replay: dict[str, Any], shots: Path) -> None:
     at(last, 0)
 
     for code in LANGUAGES[1:]:
-        page.select_option("#lang-picker", code)
+        pick_language(page, code)
         expect(page.locator("html")).to_have_attribute("lang", code)
         expect(box).to_be_visible()
         assert missing_keys(page) is None, f"{code}: {missing_keys(page)}"
-    page.select_option("#lang-picker", "en")
+    pick_language(page, "en")
     page.select_option("#replay-round", "0")
     page.focus("#replay-next")
     for _ in range(4):

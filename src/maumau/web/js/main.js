@@ -18,6 +18,17 @@ function setupPicker() {
     localStorage.setItem(FOUR, four.checked ? "1" : "0");
     document.body.classList.toggle("four-colour", four.checked);
   });
+  // The settings menu closes like any menu: a click elsewhere or Escape.
+  const menu = document.getElementById("settings");
+  addEventListener("click", (e) => {
+    if (menu.open && !menu.contains(e.target)) menu.open = false;
+  });
+  menu.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape" || !menu.open) return;
+    e.stopPropagation();
+    menu.open = false;
+    menu.querySelector("summary").focus();
+  });
 }
 
 async function start() {

@@ -1,0 +1,252 @@
+"""Tables in a chosen position for the browser tests, set up over the protocol.
+
+A browser test of the table needs a hand of 17 cards, two cards with one playable, or a
+Jack to play: playing there through the UI would take minutes.  ``make_table`` seats
+players whose moves come from small Python policies over the WebSocket (the same
+protocol a browser speaks), plays until the position is reached, and hands the seat to
+a page: the page opens the table with that seat's token, as after a reload.  The other
+seats go on playing by their policies in background threads until the table is closed.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+#: the three sizes every layout rule is checked at (phone, tall phone, desktop)
+SIZES: list[ViewportSize] = [
+    {"width": 360, "height": 640},
+    {"width": 390, "height": 844},
+    {"width": 1280, "height": 800},
+]
+
+State = dict[str, Any]
+Action = dict[str, Any]
+#: a policy picks a move from a state whose ``legal`` list is not empty
+Policy = Callable[[State], Action]
+
+
+def call(url: str, method: str, body: dict[str, Any] | None = None, token: str = "") -> Any:
+    """One HTTP request of the protocol; the JSON reply (or None)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        text = reply.read()
+    return json.loads(text) if text else None
+
+
+def pick_language(page: Page, code: str) -> None:
+    """Switch the page's language the way a player does: in the settings menu."""
+    menu = page.locator("#settings")
+    if menu.get_attribute("open") is None:
+        page.click("#settings > summary")
+    page.select_option("#lang-picker", code)
+    page.keyboard.press("Escape")
+    expect(page.locator("html")).to_have_attribute("lang", code)
+
+
+# --- policies -------------------------------------------------------------------------
+
+
+def _first(state: State, key: str) -> Action | None:
+    return next((a for a in state["legal"] if key in a), None)
+
+
+def _draw_or_pass(state: State) -> Action:
+    return _first(state, "draw") or _first(state, "pass") or state["legal"][0]
+
+
+def draw_and_keep(state: State) -> Action:
+    """Draw whenever drawing is allowed and keep the card: the hand grows."""
+    return _draw_or_pass(state)
+
+
+def keep_above(cards: int) -> Policy:
+    """Play while holding more than ``cards`` cards, then only draw and keep."""
+
+    def policy(state: State) -> Action:
+        if len(state["view"]["hand"]) > cards:
+            play = _first(state, "play")
+            if play is not None:
+                return play
+        return _draw_or_pass(state)
+
+    return policy
+
+
+def playing(state: State) -> Action:
+    """Play a card whenever one fits (with the call that is due), else draw."""
+    return _first(state, "play") or _draw_or_pass(state)
+
+
+# --- seats ----------------------------------------------------------------------------
+
+
+class Seat:
+    """One seat's WebSocket, moved by a policy."""
+
+    def __init__(self, base: str, game_id: str, token: str, policy: Policy) -> None:
+        self.token, self.policy = token, policy
+        self.ws: ClientConnection = connect(
+            base.replace("http", "ws", 1) + f"/ws/{game_id}", open_timeout=10
+        )
+        self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.state: State | None = None
+        self.moves = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def step(self, timeout: float) -> None:
+        """Read one message (if any comes in time); move if this seat may."""
+        try:
+            msg = json.loads(self.ws.recv(timeout=timeout))
+        except TimeoutError:
+            return
+        if msg["type"] != "state":
+            return
+        self.state = msg
+        if msg["legal"] and not msg["view"]["finished"]:
+            self.moves += 1
+            self.ws.send(
+                json.dumps(
+                    {
+                        "type": "action",
+                        "version": msg["version"],
+                        "action_id": f"kit-{self.moves}",
+                        "action": self.policy(msg),
+                    }
+                )
+            )
+
+    def run_in_background(self) -> None:
+        def loop() -> None:
+            try:
+                while not self._stop.is_set():
+                    self.step(0.2)
+            except ConnectionClosed:
+                pass
+
+        self._thread = threading.Thread(target=loop, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self.ws.close()
+
+
+class Table:
+    """A table whose seats Python moves; ``open`` gives one of them to a page."""
+
+    def __init__(self, base: str, game_id: str, tokens: list[str]) -> None:
+        self.base, self.game_id, self.tokens = base, game_id, tokens
+        self.seats: dict[int, Seat] = {}
+        self.contexts: list[BrowserContext] = []
+
+    def play_until(
+        self, policies: dict[int, Policy], done: Callable[[State], bool], seat: int = 0
+    ) -> State:
+        """Move the given seats by their policies until ``done`` holds for ``seat``'s
+        state (checked when that seat may act, or when it may not act at all)."""
+        for s, policy in policies.items():
+            self.seats[s] = Seat(self.base, self.game_id, self.tokens[s], policy)
+        watched = self.seats[seat]
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for s in self.seats.values():
+                if s is watched:
+                    continue
+                s.step(0.005)
+            try:
+                msg = json.loads(watched.ws.recv(timeout=0.02))
+            except TimeoutError:
+                continue
+            if msg["type"] != "state":
+                continue
+            watched.state = msg
+            if done(msg):
+                return msg
+            if msg["legal"]:
+                watched.moves += 1
+                watched.ws.send(
+                    json.dumps(
+                        {
+                            "type": "action",
+                            "version": msg["version"],
+                            "action_id": f"kit-{watched.moves}",
+                            "action": watched.policy(msg),
+                        }
+                    )
+                )
+        raise AssertionError(f"the table never reached the position (last: {watched.state})")
+
+    def open(
+        self,
+        browser: Browser,
+        seat: int = 0,
+        viewport: ViewportSize | None = None,
+        locale: str = "en-US",
+        **context: Any,
+    ) -> Page:
+        """The seat's page (its socket leaves the policy); the other seats go on by
+        their policies in the background."""
+        own = self.seats.pop(seat, None)
+        if own is not None:
+            own.close()
+        for s in self.seats.values():
+            if s._thread is None:
+                s.run_in_background()
+        ctx = browser.new_context(viewport=viewport or SIZES[2], locale=locale, **context)
+        self.contexts.append(ctx)
+        page = ctx.new_page()
+        page.goto(f"{self.base}/")
+        page.evaluate(
+            "([id, token]) => localStorage.setItem('maumau.token.' + id, token)",
+            [self.game_id, self.tokens[seat]],
+        )
+        page.goto(f"{self.base}/g/{self.game_id}")
+        page.wait_for_selector("#table")
+        return page
+
+    def close(self) -> None:
+        for s in self.seats.values():
+            s.close()
+        for ctx in self.contexts:
+            ctx.close()
+
+
+def make_table(
+    base: str,
+    names: list[str],
+    preset: str = "standard",
+    options: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
+    bots: int = 0,
+) -> Table:
+    """A started table: ``names`` in seats 0.. (tokens kept), then ``bots`` computer
+    players."""
+    made = call(
+        f"{base}/api/games",
+        "POST",
+        {"name": names[0], "preset": preset, "options": options or {}, "settings": settings or {}},
+    )
+    game_id, host = made["game_id"], made["token"]
+    tokens = [host]
+    for name in names[1:]:
+        tokens.append(call(f"{base}/api/games/{game_id}/seats", "POST", {"name": name})["token"])
+    for _ in range(bots):
+        call(f"{base}/api/games/{game_id}/bots", "POST", {"level": "easy"}, token=host)
+    call(f"{base}/api/games/{game_id}/start", "POST", token=host)
+    return Table(base, game_id, tokens)
