@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from contextlib import ExitStack
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
@@ -98,8 +99,9 @@ class Seat:
 
     def __init__(self, base: str, game_id: str, token: str, policy: Policy) -> None:
         self.token, self.policy = token, policy
-        self.ws: ClientConnection = connect(
-            base.replace("http", "ws", 1) + f"/ws/{game_id}", open_timeout=10
+        self._exit = ExitStack()
+        self.ws: ClientConnection = self._exit.enter_context(
+            connect(base.replace("http", "ws", 1) + f"/ws/{game_id}", open_timeout=10)
         )
         self.ws.send(json.dumps({"type": "hello", "token": token}))
         self.state: State | None = None
@@ -144,7 +146,7 @@ class Seat:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
-        self.ws.close()
+        self._exit.close()
 
 
 class Table:

@@ -118,6 +118,7 @@ export class TableView {
           }, h("span", { html: suitSvg(s) }), h("span", { class: "suit-name" }, t(`suit.name.${s}`)),
           h("span", { class: "suit-held" }, tn("jack.held", held(s)))))),
       h("button", { type: "button", class: "ghost", onclick: () => dialog.close() }, t("dialog.cancel")));
+    dialog.addEventListener("close", () => dialog.remove());
     document.body.append(dialog);
     return dialog;
   }
