@@ -67,7 +67,6 @@ export function renderMine(table, view) {
       dataset: { card: code },
       tabindex: i === table.focusIndex ? "0" : "-1",
       "aria-label": `${cardName(code)}, ${ok ? t("card.playable") : t("card.not_playable")}`,
-      "aria-disabled": ok ? "false" : "true",
       html: cardFaceSvg(code),
       onclick: () => table.play(code),
       onfocus: () => { table.focusIndex = i; },

@@ -213,8 +213,11 @@ export class TableView {
     this.couldCatch = this.legal().some((a) => "catch" in a) ? view.catchable : null;
     if (!prev || prev.round !== view.round || could === null || could === undefined) return;
     if (this.couldCatch === could) return;
-    const caught = view.log.slice(prev.log.length).some((e) => "catch" in e);
-    if (!caught) toast(t("catch.missed", { name: this.name(could) }));
+    const fresh = view.log.slice(prev.log.length);
+    if (fresh.some((e) => "catch" in e)) return;
+    // letting a player go out (a pass while the round waits) is this player's choice
+    if (prev.step === "wait" && fresh.some((e) => e.seat === this.page.seat && "pass" in e)) return;
+    toast(t("catch.missed", { name: this.name(could) }));
   }
 
   statusLine(view) {
