@@ -48,12 +48,14 @@ def call(url: str, method: str, body: dict[str, Any] | None = None, token: str =
 
 
 def pick_language(page: Page, code: str) -> None:
-    """Switch the page's language the way a player does: in the settings menu."""
-    menu = page.locator("#settings")
-    if menu.get_attribute("open") is None:
+    """Switch the page's language in the settings menu (opened by a click; behind a
+    modal dialog, where no click reaches it, the menu is opened by script)."""
+    if page.locator("dialog[open]").count():
+        page.evaluate("document.getElementById('settings').open = true")
+    elif page.locator("#settings").get_attribute("open") is None:
         page.click("#settings > summary")
     page.select_option("#lang-picker", code)
-    page.keyboard.press("Escape")
+    page.evaluate("document.getElementById('settings').open = false")
     expect(page.locator("html")).to_have_attribute("lang", code)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import pick_language
+from test_table_layout import TAP_TARGETS
 
 LANGUAGES = ("en", "de", "da", "sv")
 PHONE: ViewportSize = {"width": 360, "height": 740}
@@ -60,27 +61,13 @@ def missing_keys(page: Page) -> str | None:
     return value
 
 
-# For each card of the hand: is the card itself what a click hits, both at its left edge
-# and in the middle of the strip of it that the next card leaves uncovered?
-STRIPS_HIT = """() => {
-  const cards = [...document.querySelectorAll('.hand .card')];
-  const y = (r) => r.top + r.height / 2;
-  return cards.map((card, i) => {
-    const r = card.getBoundingClientRect();
-    const end = i + 1 < cards.length ? cards[i + 1].getBoundingClientRect().left : r.right;
-    return [r.left + 2, (r.left + end) / 2].every(
-      (x) => document.elementFromPoint(x, y(r))?.closest('.card') === card);
-  });
-}"""
-
-
 def every_card_reachable(page: Page) -> None:
     """On a small phone the hand overlaps; a card lifted by keyboard focus or by the
-    mouse must not cover the strip of its neighbour that a player clicks."""
+    mouse must not cover the tap target of its neighbours (40 x 40 pixels at each card's
+    index corner, see test_table_layout)."""
     page.set_viewport_size(SMALL_PHONE)
-    page.wait_for_function(  # the hand is refitted: the cards overlap by some pixels
-        """() => { const c = document.querySelectorAll('.hand .card');
-        return c[0].getBoundingClientRect().right - c[1].getBoundingClientRect().left > 6; }"""
+    page.wait_for_function(  # the hand is laid out again for the narrower screen
+        "() => document.querySelector('.hand').clientWidth <= 320"
     )
     page.focus('.hand .card[tabindex="0"]')
     page.keyboard.press("Home")  # keyboard focus (and its lift) on the first card
@@ -88,11 +75,11 @@ def every_card_reachable(page: Page) -> None:
     third = page.locator(".hand .card").nth(2)
     box = third.bounding_box()
     assert box is not None
-    page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)  # the mouse lifts the third
+    page.mouse.move(box["x"] + 2, box["y"] + 10)  # the mouse rests on the third
     page.wait_for_timeout(300)  # the lifts' transitions (0.15 s) have ended
-    hits: list[bool] = page.evaluate(STRIPS_HIT)
+    targets: list[dict[str, Any]] = page.evaluate(TAP_TARGETS, 40)
     page.set_viewport_size(PHONE)
-    assert len(hits) >= 3 and all(hits), hits
+    assert len(targets) >= 3 and all(t["hit"] for t in targets), targets
 
 
 def move(page: Page, seen: dict[str, Any]) -> bool:
