@@ -63,8 +63,8 @@ FITS = """() => {
 }"""
 
 
-def shot(page: Page, path: Path) -> None:
-    page.screenshot(path=str(path), full_page=True, animations="disabled")
+def shot(page: Page, path: Path, full_page: bool = True) -> None:
+    page.screenshot(path=str(path), full_page=full_page, animations="disabled")
 
 
 def size_name(size: Any) -> str:
@@ -145,7 +145,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
     expect(page.locator("#rules-dialog .close")).to_be_focused()
     for size in SIZES:
         page.set_viewport_size(size)
-        shot(page, artifacts / f"howto-en-{size_name(size)}.png")
+        shot(page, artifacts / f"howto-en-{size_name(size)}.png", full_page=False)
     page.keyboard.press("Escape")
     expect(page.locator("#howto")).to_be_focused()
 
@@ -171,7 +171,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
         assert "svit" not in howto_text(page).lower()
         for size in SIZES:
             page.set_viewport_size(size)
-            shot(page, artifacts / f"howto-{code}-{size_name(size)}.png")
+            shot(page, artifacts / f"howto-{code}-{size_name(size)}.png", full_page=False)
         page.keyboard.press("Escape")
 
 
