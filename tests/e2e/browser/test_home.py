@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from tablekit import SIZES, call, draw_and_keep, make_table, pick_language
 
@@ -89,6 +90,12 @@ def check_fits(page: Page, where: str) -> None:
     assert page.locator("html").get_attribute("data-missing-keys") is None, where
 
 
+def check_axe(page: Page, where: str) -> None:
+    """No accessibility violation that axe-core finds in the page."""
+    results = Axe().run(page)
+    assert results.violations_count == 0, (where, results.generate_report())
+
+
 @pytest.fixture()
 def context(browser: Browser) -> Iterator[BrowserContext]:
     ctx = browser.new_context(viewport=SIZES[2])
@@ -143,6 +150,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
     expect(page.locator("#rules-dialog h1")).to_have_text("How to play")
     expect(page.locator("#rules-dialog .preset-name")).to_have_text("Penalty points 100")
     expect(page.locator("#rules-dialog .close")).to_be_focused()
+    check_axe(page, "how to play")
     for size in SIZES:
         page.set_viewport_size(size)
         shot(page, artifacts / f"howto-en-{size_name(size)}.png", full_page=False)
@@ -195,6 +203,7 @@ def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
     page.check("input[name=preset][value=standard]")
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("Traditional")
+    check_axe(page, "undo notice")
     expect(page.locator("#opt-seven_draw")).to_have_js_property("selectedIndex", 0)
     page.click("#undo-preset")
     expect(notice).to_be_hidden()
@@ -265,6 +274,7 @@ def test_the_home_page_lists_the_open_tables(page: Page, live_server: str, artif
             "Object.keys(localStorage).filter((k) => k.startsWith('maumau.token.')).sort()"
         )
         assert kept == sorted(f"maumau.token.{g}" for g in (lobby["game_id"], playing.game_id))
+        check_axe(page, "open tables")
         for code in LANGUAGES:
             pick_language(page, code)
             expect(rows).to_have_count(2)
@@ -313,6 +323,7 @@ def test_the_lobby_fits_keeps_the_focus_and_translates_the_badge(
     page.keyboard.press("Enter")
     expect(page.locator("#seats li[data-seat]")).to_have_count(3)
     expect(page.locator("#seats li[data-seat='2'] button")).to_be_focused()
+    check_axe(page, "lobby")
 
     badge = {"de": "Verbunden", "da": "Forbundet", "sv": "Ansluten", "en": "Connected"}
     for code in (*LANGUAGES[1:], "en"):
