@@ -142,7 +142,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
         "A Seven makes the next player draw 2 cards",
         "An Eight makes the next player miss a turn",
         "whoever plays it wishes for a suit",
-        "draw 2 cards at once",  # a forgotten Mau, under the preset's "penalty at once"
+        "call when no call is due, and you draw 2 cards at once",  # "penalty at once"
         "reaches 100 points",
     ):
         assert words in text
