@@ -91,6 +91,7 @@ export class GamePage {
     const el = document.getElementById("conn");
     el.hidden = false;
     el.className = `conn ${status}`;
+    el.dataset.i18n = `conn.${status}`; // translated again with the page's static strings
     el.textContent = t(`conn.${status}`);
     document.body.dataset.conn = status;
   }

@@ -10,6 +10,29 @@ import { showError, toast } from "./toast.js";
 
 const LEVELS = ["random", "easy", "normal", "hard"];
 
+// the computer level last chosen, kept when the lobby is drawn again
+let chosenLevel = "normal";
+
+/** Where the keyboard focus is in `root`: an id, or a seat's button by its row. */
+function focusMark(root) {
+  const el = document.activeElement;
+  if (!el || el === document.body || !root.contains(el)) return null;
+  return el.id ? { id: el.id } : el.dataset.focus ? { row: Number(el.dataset.focus) } : null;
+}
+
+/** Put the focus back after the lobby was drawn again: on the same control, or (its
+ * seat removed) on the next seat's button, the one before, or the computer level. */
+function restoreFocus(root, mark) {
+  if (!mark) return;
+  let el = mark.id ? document.getElementById(mark.id) : null;
+  if (mark.row !== undefined) {
+    const buttons = [...root.querySelectorAll("#seats button[data-focus]")];
+    el = buttons.find((b) => Number(b.dataset.focus) >= mark.row) || buttons[buttons.length - 1];
+  }
+  if (!el || el.disabled) el = document.getElementById("bot-level");
+  el?.focus();
+}
+
 function inviteUrl(info) {
   return new URL(info.invite, location.origin).href;
 }
@@ -64,8 +87,9 @@ export function renderLobby(root, page) {
       showError(err);
     }
   };
+  const mark = focusMark(root);
   const seats = h("ol", { class: "seats", id: "seats" },
-    info.seats.map((seat) =>
+    info.seats.map((seat, row) =>
       h("li", { class: `seat-row ${seat.position === page.seat ? "me" : ""}`, dataset: { seat: seat.position, kind: seat.kind } },
         avatar(seat.name),
         h("span", { class: "seat-name" }, nameEl(seat.name),
@@ -75,7 +99,7 @@ export function renderLobby(root, page) {
           seatState(seat),
           (host && seat.position !== info.host) || (!host && seat.position === page.seat)
             ? h("button", {
-              class: "ghost small", type: "button",
+              class: "ghost small", type: "button", dataset: { focus: row },
               "aria-label": t(seat.position === page.seat ? "lobby.leave" : "lobby.remove_named", { name: seat.name }),
               onclick: () => call("DELETE", `/api/games/${id}/seats/${seat.position}`),
             }, seat.position === page.seat ? t("lobby.leave") : t("lobby.remove"))
@@ -86,8 +110,8 @@ export function renderLobby(root, page) {
       h("li", { class: "seat-row empty" }, h("span", { class: "avatar" }, "?"), h("span", { class: "seat-name" }, t("lobby.free_seat")))),
   );
 
-  const level = h("select", { id: "bot-level", "aria-label": t("lobby.bot_level") },
-    LEVELS.map((l) => h("option", { value: l, selected: l === "normal" }, t(`level.${l}`))));
+  const level = h("select", { id: "bot-level", onchange: (e) => { chosenLevel = e.target.value; } },
+    LEVELS.map((l) => h("option", { value: l, selected: l === chosenLevel }, t(`level.${l}`))));
   const full = info.seats.length >= info.max_seats;
   const hostTools = host
     ? h("div", { class: "host-tools" },
@@ -121,6 +145,7 @@ export function renderLobby(root, page) {
       ),
     ),
   );
+  restoreFocus(root, mark);
 }
 
 export function renderJoin(root, page) {

@@ -25,18 +25,22 @@ export function ruleSummary(info) {
   );
 }
 
-export function openRules(info) {
+/** The rules dialog; `extra` (all optional) puts a title of its own, a block after the
+ * preset's name, only the given parts of the rule book, and its own heading over the
+ * options table (the home page's "How to play", before a table exists). */
+export function openRules(info, extra = {}) {
   const dialog = document.getElementById("rules-dialog");
   const rules = info.rules;
   const close = h("button", { class: "ghost close", type: "button", onclick: () => dialog.close(), "aria-label": t("dialog.close") }, "×");
   dialog.replaceChildren(
     h("div", { class: "sheet-body" },
       close,
-      h("h1", {}, t("rules.title")),
+      h("h1", {}, extra.title ?? t("rules.title")),
       h("p", { class: "preset-name" }, h("strong", {}, presetName(info))),
-      ["goal", "turn", "actions", "mau", "end"].map((part) =>
+      extra.lead ?? null,
+      (extra.parts ?? ["goal", "turn", "actions", "mau", "end"]).map((part) =>
         h("section", {}, h("h2", {}, t(`rules.${part}.title`)), h("p", {}, t(`rules.${part}`)))),
-      h("h2", {}, t("rules.options")),
+      h("h2", {}, extra.optionsTitle ?? t("rules.options")),
       h("table", { class: "rules-table" },
         h("tbody", {},
           OPTIONS.filter((o) => relevant(o.key, rules)).map((o) =>

@@ -1,9 +1,10 @@
 // What this browser remembers: the seat token per table (secret, sent only in headers
-// and in hello) and the player's name.
+// and in hello), the player's name, and the rules last chosen on the home form.
 
 const TOKEN = "maumau.token.";
 const OLD_HISTORY = "maumau.history.";
 const NAME = "maumau.name";
+const RULES = "maumau.home.rules";
 
 export function tokenFor(gameId) {
   return localStorage.getItem(TOKEN + gameId);
@@ -15,6 +16,16 @@ export function saveToken(gameId, token) {
 
 export function forgetToken(gameId) {
   localStorage.removeItem(TOKEN + gameId);
+}
+
+/** Every table this browser holds a seat token for, as [gameId, token] pairs. */
+export function savedSeats() {
+  const seats = [];
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    if (key?.startsWith(TOKEN)) seats.push([key.slice(TOKEN.length), localStorage.getItem(key)]);
+  }
+  return seats.sort(([a], [b]) => a.localeCompare(b));
 }
 
 export function savedName() {
@@ -31,4 +42,18 @@ export function forgetOldHistories() {
     const key = localStorage.key(i);
     if (key?.startsWith(OLD_HISTORY)) localStorage.removeItem(key);
   }
+}
+
+/** The home form's last choice: {preset, options, settings}, or null. */
+export function savedRules() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(RULES) || "null");
+    return saved && typeof saved === "object" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveRules(rules) {
+  localStorage.setItem(RULES, JSON.stringify(rules));
 }
