@@ -67,7 +67,9 @@ def test_the_call_is_not_offered_when_it_cannot_be_due(browser: Browser, live_se
         page.locator(".hand .card").first.focus()
         page.keyboard.press("m")  # the shortcut does not arm it either
         expect(page.locator(ARMED)).to_have_count(0)
+        version = page.locator("#table").get_attribute("data-version") or ""
         page.click("#draw")
+        expect(page.locator("#table")).not_to_have_attribute("data-version", version)
         if page.locator("#pass").count():
             page.click("#pass")  # keep a playable card drawn
         expect(page.locator("#table.my-turn")).to_have_count(0)  # the computer's turn
