@@ -184,7 +184,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
 
 
 def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
-    page: Page, live_server: str
+    page: Page, live_server: str, artifacts: Path
 ) -> None:
     open_home(page, live_server)
     expect(page.locator("input[name=preset][value=penalty-100]")).to_be_checked()
@@ -204,6 +204,12 @@ def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("Traditional")
     check_axe(page, "undo notice")
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator("input[name=preset][value=standard]").scroll_into_view_if_needed()
+        expect(notice).to_be_in_viewport()  # seen without scrolling to it
+        shot(page, artifacts / f"home-undo-{size_name(size)}.png", full_page=False)
     expect(page.locator("#opt-seven_draw")).to_have_js_property("selectedIndex", 0)
     page.click("#undo-preset")
     expect(notice).to_be_hidden()
