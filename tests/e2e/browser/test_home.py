@@ -297,7 +297,7 @@ def test_the_home_page_lists_the_open_tables(page: Page, live_server: str, artif
 
 
 def test_the_lobby_fits_keeps_the_focus_and_translates_the_badge(
-    page: Page, live_server: str, artifacts: Path
+    browser: Browser, page: Page, live_server: str, artifacts: Path
 ) -> None:
     open_home(page, live_server)
     page.fill("#player-name", LONG)
@@ -340,3 +340,16 @@ def test_the_lobby_fits_keeps_the_focus_and_translates_the_badge(
             check_fits(page, f"lobby {code} {size_name(size)}")
             if code in ("de", "sv"):
                 shot(page, artifacts / f"lobby-{code}-{size_name(size)}.png")
+
+    # The join form of the same table, as a guest who opens the invite link, fits too.
+    guest = browser.new_context(viewport=SIZES[0])
+    try:
+        other = guest.new_page()
+        for code in LANGUAGES:
+            other.goto(f"{live_server}/g/{game_id}?lang={code}")
+            expect(other.locator("#join-name")).to_be_visible()
+            for size in SIZES:
+                other.set_viewport_size(size)
+                check_fits(other, f"join {code} {size_name(size)}")
+    finally:
+        guest.close()
