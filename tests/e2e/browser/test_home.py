@@ -184,7 +184,7 @@ def test_how_to_play_explains_the_rules_on_the_form(
 
 
 def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
-    page: Page, live_server: str
+    page: Page, live_server: str, artifacts: Path
 ) -> None:
     open_home(page, live_server)
     expect(page.locator("input[name=preset][value=penalty-100]")).to_be_checked()
@@ -204,6 +204,12 @@ def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("Traditional")
     check_axe(page, "undo notice")
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.evaluate("window.scrollTo(0, 0)")
+        page.locator("input[name=preset][value=standard]").scroll_into_view_if_needed()
+        expect(notice).to_be_in_viewport()  # seen without scrolling to it
+        shot(page, artifacts / f"home-undo-{size_name(size)}.png", full_page=False)
     expect(page.locator("#opt-seven_draw")).to_have_js_property("selectedIndex", 0)
     page.click("#undo-preset")
     expect(notice).to_be_hidden()
@@ -291,7 +297,7 @@ def test_the_home_page_lists_the_open_tables(page: Page, live_server: str, artif
 
 
 def test_the_lobby_fits_keeps_the_focus_and_translates_the_badge(
-    page: Page, live_server: str, artifacts: Path
+    browser: Browser, page: Page, live_server: str, artifacts: Path
 ) -> None:
     open_home(page, live_server)
     page.fill("#player-name", LONG)
@@ -334,3 +340,16 @@ def test_the_lobby_fits_keeps_the_focus_and_translates_the_badge(
             check_fits(page, f"lobby {code} {size_name(size)}")
             if code in ("de", "sv"):
                 shot(page, artifacts / f"lobby-{code}-{size_name(size)}.png")
+
+    # The join form of the same table, as a guest who opens the invite link, fits too.
+    guest = browser.new_context(viewport=SIZES[0])
+    try:
+        other = guest.new_page()
+        for code in LANGUAGES:
+            other.goto(f"{live_server}/g/{game_id}?lang={code}")
+            expect(other.locator("#join-name")).to_be_visible()
+            for size in SIZES:
+                other.set_viewport_size(size)
+                check_fits(other, f"join {code} {size_name(size)}")
+    finally:
+        guest.close()

@@ -122,6 +122,8 @@ export function renderHome(root, { showError }) {
   }
   function changed(key, value) {
     values[key] = value;
+    undone = null; // a new edit: the notice's Undo would throw it away
+    undoNote.hidden = true;
     if (key === "scoring" && value === "reward" && values.limit === 100) values.limit = 150;
     fillOptions();
     remember();
