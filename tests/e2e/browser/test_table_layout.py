@@ -52,6 +52,12 @@ TAP_TARGETS = """(size) => [...document.querySelectorAll('.hand .card')].map((ca
 })"""
 
 
+#: opponents' names and badges that their box cuts off (an ellipsis)
+CLIPPED = """() => [...document.querySelectorAll('.opp-name > .name, .opponent .badge')]
+  .filter((el) => el.getClientRects().length && el.scrollWidth > el.clientWidth + 0.5)
+  .map((el) => el.textContent)"""
+
+
 def hand_of(cards: int, base: str) -> Table:
     """A five-player table where it is seat 0's turn with at least ``cards`` cards."""
     table = make_table(base, NAMES, options={"draw_when_able": True}, settings=QUIET)
@@ -108,6 +114,7 @@ def test_a_turn_fits_the_screen_with_every_card_reachable(
     check_turn_on_screen(page, where)
     check_tap_targets(page, where)
     check_no_sideways(page, where)
+    assert page.evaluate(CLIPPED) == [], where
     page.screenshot(path=str(artifacts / f"table-{cards}-{size['width']}x{size['height']}.png"))
     # the settings menu opens inside the screen
     page.click("#settings > summary")
@@ -207,3 +214,31 @@ def test_the_phone_log_opens_the_whole_round_at_its_headline(
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
     page.context.close()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s['width']}x{s['height']}")
+def test_eight_players_in_german_fit(
+    browser: Browser, live_server: str, size: ViewportSize, artifacts: Path
+) -> None:
+    """Six people and two computer players, German: the long words fit, the computer
+    players' badges are whole, a turn still fits the screen."""
+    table = make_table(
+        live_server,
+        ["Anna", "Bruno", "Chiara", "Dmitri", "Eleonora", "Friedrich"],
+        settings={**QUIET, "bot_delay_ms": 200},
+        bots=2,
+    )
+    try:
+        others = {seat: keep_above(3) for seat in range(1, 6)}
+        table.play_until({0: draw_and_keep, **others}, lambda s: bool(s["legal"]))
+        page = table.open(browser, viewport=size, locale="de-DE")
+        expect(page.locator("html")).to_have_attribute("lang", "de")
+        expect(page.locator("#table.my-turn")).to_be_visible()
+        page.wait_for_timeout(400)
+        where = f"8 players at {size['width']}x{size['height']}"
+        check_turn_on_screen(page, where)
+        check_no_sideways(page, where)
+        assert page.evaluate(CLIPPED) == [], where
+        page.screenshot(path=str(artifacts / f"table-8-de-{size['width']}x{size['height']}.png"))
+    finally:
+        table.close()
