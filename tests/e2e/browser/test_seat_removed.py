@@ -4,23 +4,10 @@ connected through the small ``presence`` messages."""
 
 from __future__ import annotations
 
-import json
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 from playwright.sync_api import Browser, expect
-
-
-def call(url: str, method: str, body: dict[str, Any] | None = None, token: str = "") -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        text = reply.read()
-    return json.loads(text) if text else None
+from tablekit import call
 
 
 def test_a_removed_player_is_told_and_can_join_again(
