@@ -111,27 +111,33 @@ class Seat:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def step(self, timeout: float) -> None:
-        """Read one message (if any comes in time); move if this seat may."""
+    def read(self, timeout: float) -> State | None:
+        """The next state sent to this seat, if one comes in time."""
         try:
-            msg = json.loads(self.ws.recv(timeout=timeout))
+            msg: State = json.loads(self.ws.recv(timeout=timeout))
         except TimeoutError:
-            return
+            return None
         if msg["type"] != "state":
-            return
+            return None
         self.state = msg
-        if msg["legal"] and not msg["view"]["finished"]:
+        return msg
+
+    def act(self, state: State) -> None:
+        """Make the policy's move, if this seat may move in ``state``."""
+        if state["legal"] and not state["view"]["finished"]:
             self.moves += 1
-            self.ws.send(
-                json.dumps(
-                    {
-                        "type": "action",
-                        "version": msg["version"],
-                        "action_id": f"kit-{self.moves}",
-                        "action": self.policy(msg),
-                    }
-                )
-            )
+            message = {
+                "type": "action",
+                "version": state["version"],
+                "action_id": f"kit-{self.moves}",
+                "action": self.policy(state),
+            }
+            self.ws.send(json.dumps(message))
+
+    def step(self, timeout: float) -> None:
+        state = self.read(timeout)
+        if state is not None:
+            self.act(state)
 
     def run_in_background(self) -> None:
         def loop() -> None:
@@ -167,33 +173,17 @@ class Table:
         for s, policy in policies.items():
             self.seats[s] = Seat(self.base, self.game_id, self.tokens[s], policy)
         watched = self.seats[seat]
+        others = [other for other in self.seats.values() if other is not watched]
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            for s in self.seats.values():
-                if s is watched:
-                    continue
-                s.step(0.005)
-            try:
-                msg = json.loads(watched.ws.recv(timeout=0.02))
-            except TimeoutError:
+            for other in others:
+                other.step(0.005)
+            state = watched.read(0.02)
+            if state is None:
                 continue
-            if msg["type"] != "state":
-                continue
-            watched.state = msg
-            if done(msg):
-                return msg
-            if msg["legal"]:
-                watched.moves += 1
-                watched.ws.send(
-                    json.dumps(
-                        {
-                            "type": "action",
-                            "version": msg["version"],
-                            "action_id": f"kit-{watched.moves}",
-                            "action": watched.policy(msg),
-                        }
-                    )
-                )
+            if done(state):
+                return state
+            watched.act(state)
         raise AssertionError(f"the table never reached the position (last: {watched.state})")
 
     def open(
