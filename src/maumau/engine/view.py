@@ -103,14 +103,25 @@ def entry_json(entry: LogEntry, cards: tuple[int, ...] | None = None) -> dict[st
             out["suit"] = SUITS[entry[3]]
         if entry[4] is not None:
             out["call"] = entry[4]
+        if entry[5] >= 0:
+            out["skipped"] = entry[5]
+        if entry[6]:
+            out["reversed"] = True
         return out
     if kind in ("draw", "penalty"):
         out = {"seat": entry[1], kind: entry[2]}
+        if kind == "penalty":
+            out["reason"] = entry[3]
+            if entry[4] >= 0:
+                out["by"] = entry[4]
         if cards is not None:
             out["cards"] = [CODES[c] for c in cards]
         return out
     if kind == "pass":
-        return {"seat": entry[1], "pass": True}
+        out = {"seat": entry[1], "pass": True}
+        if entry[2]:
+            out[entry[2]] = True
+        return out
     if kind == "catch":
         return {"seat": entry[1], "catch": entry[2]}
     if kind == "reshuffle":
