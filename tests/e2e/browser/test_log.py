@@ -146,7 +146,22 @@ def test_the_page_log_shows_penalty_reasons_and_the_timer(
             # Sven does nothing: the computer moves for him when his time runs out
             expect(log).to_contain_text(fill(s["log.by.timeout"], name="Sven"), timeout=15_000)
             expect(log).to_contain_text(s["log.reason.false"], timeout=15_000)
+            if code == "de":
+                page.set_viewport_size(SIZES[1])
+                log.scroll_into_view_if_needed()
+                page.screenshot(path=str(artifacts / "log-timer-de-390.png"), full_page=True)
+                page.set_viewport_size(SIZES[2])
         pick_language(page, "en")
+        # the rules say where a false call is punished: this table's mau_penalty (auto)
+        page.click("#rules-btn")
+        dialog = page.locator("#rules-dialog")
+        expect(dialog.locator(".mau-penalty")).to_have_text(
+            strings("en")["opt.mau_penalty.auto.help"]
+        )
+        page.set_viewport_size(SIZES[0])
+        dialog.locator(".mau-penalty").scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "rules-mau-360.png"))
+        page.keyboard.press("Escape")
         for size in SIZES:
             page.set_viewport_size(size)
             expect(log).to_contain_text("time ran out", timeout=15_000)
