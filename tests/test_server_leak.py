@@ -15,7 +15,11 @@ at that version:
 * no card of the draw pile appears in any list (its order never leaves the server);
 * ``seed`` and ``salt`` are only keys of ``round_end``; no 64-hex value other than a
   commitment appears before its round ends, nor the seed of a round still running;
-* other seats' draws are counts only, and ``legal`` lists only the receiver's actions.
+* other seats' draws are counts only, and ``legal`` lists only the receiver's actions;
+* a log entry has only its documented fields, each of its documented type (a skipped
+  seat, a penalty's reason and catcher, ``kept``/``accept``: none can carry a card or a
+  secret), and the server's mark (``"by": "stand_in"``) is only on the moves of a seat
+  a stand-in plays for; without the marks the log is exactly the engine's.
 """
 
 from __future__ import annotations
@@ -311,12 +315,47 @@ def keys_of(value: Any) -> Iterator[str]:
             yield from keys_of(item)
 
 
+#: each kind of log entry (its first key that is one of these) and the fields it may
+#: have, with their types (docs/protocol.md, "Log entries")
+ENTRY_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    "play": {"seat": int, "play": str, "suit": str, "call": str, "skipped": int, "reversed": bool},
+    "draw": {"seat": int, "draw": int, "cards": list},
+    "penalty": {"seat": int, "penalty": int, "cards": list, "reason": str, "by": int},
+    "pass": {"seat": int, "pass": bool, "kept": bool, "accept": bool},
+    "catch": {"seat": int, "catch": int},
+    "reshuffle": {"reshuffle": int},
+    "out": {"out": int},
+}
+
+
+def unmarked(entry: Message, where: str, stood_in: set[int]) -> Message:
+    """Check one log entry's fields and the server's mark on it; the entry without it."""
+    kind = next(k for k in ENTRY_FIELDS if k in entry)
+    fields = ENTRY_FIELDS[kind]
+    mark = entry.get("by")
+    if isinstance(mark, str):
+        assert mark == "stand_in" and entry["seat"] in stood_in, f"{where}: {entry}"
+        entry = {k: v for k, v in entry.items() if k != "by"}
+    assert set(entry) <= set(fields), f"{where}: {entry}"
+    for key, value in entry.items():
+        assert (isinstance(value, fields[key]) and not isinstance(value, bool)) or (
+            fields[key] is bool and value is True
+        ), f"{where}: {key} in {entry}"
+    if kind == "penalty":
+        assert entry["reason"] in ("missed", "false", "caught"), f"{where}: {entry}"
+        assert ("by" in entry) == (entry["reason"] == "caught"), f"{where}: {entry}"
+    if "kept" in entry or "accept" in entry:
+        assert not ("kept" in entry and "accept" in entry), f"{where}: {entry}"
+    return entry
+
+
 def check_socket(
     listener: Listener,
     texts: list[str],
     truths: dict[int, Truth],
     secrets: list[tuple[int, str, str]],
     tokens: list[str],
+    stood_in: set[int],
 ) -> int:
     """Check every message one socket received; returns how many states it saw."""
     seat = listener.seat
@@ -364,7 +403,7 @@ def check_socket(
             # the events, appended round by round, are exactly the seat's log
             if log_round != view["round"]:
                 log_round, log = view["round"], []
-            log += message["events"]
+            log += [unmarked(e, where, stood_in) for e in message["events"]]
             assert log == truth.logs[seat], where
             assert message["legal"] == ([] if seat is None else truth.legal[seat]), where
             for action in message["legal"]:
@@ -472,5 +511,6 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
         reply = client.get(f"/api/games/{game_id}/record")
         assert reply.status_code == 200, reply.text
         truths, secrets = replay_versions(reply.json())
+        absent = {seat for seat, kind in enumerate(spec.seats) if kind == "absent"}
         for listener, texts in results.items():
-            check_socket(listener, texts, truths, secrets, list(tokens.values()))
+            check_socket(listener, texts, truths, secrets, list(tokens.values()), absent)

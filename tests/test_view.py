@@ -103,7 +103,11 @@ def check_view(game: Game, seat: int | None) -> None:
                 assert shown["cards"] == [CODES[c] for c in drew]
                 own_drawn |= codes(drew)
             else:
-                assert set(shown) == {"seat", kind}, f"{seat} sees {shown}"
+                public = {"seat", kind} | ({"reason", "by"} if kind == "penalty" else set())
+                assert set(shown) <= public, f"{seat} sees {shown}"
+            if kind == "penalty":
+                assert shown["reason"] == entry[3] in ("missed", "false", "caught")
+                assert shown.get("by", -1) == entry[4]
         else:
             assert not set(card_codes(shown)), shown
     # the view object itself (what a bot is handed): other seats' draws are counts only

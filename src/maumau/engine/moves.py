@@ -41,11 +41,21 @@ SEATED_PASS = tuple((seat, PASS) for seat in range(MAX_SEATS))
 SEATED_CATCHES = tuple(tuple((seat, c) for c in CATCHES) for seat in range(MAX_SEATS))
 
 # The public log: tuples whose first item says what happened.
-#   ("play", seat, card, suit|-1, call)    ("draw", seat, count)
-#   ("penalty", seat, count)               ("pass", seat)
+#   ("play", seat, card, suit|-1, call, skipped|-1, reversed)    ("draw", seat, count)
+#   ("penalty", seat, count, reason, catcher|-1)                 ("pass", seat, how)
 #   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
+# ``skipped``: the seat an Eight or Ace skipped; ``reversed``: a Nine reversed the
+# direction (neither when the card ended the round: its effect lapses).  A penalty's
+# ``reason`` is one of PENALTY_REASONS; ``catcher`` the seat that caught it.  A pass's
+# ``how``: "kept" (kept the card just drawn), "accept" (let a player go out without
+# "Mau Mau" in catch mode), or "" (could neither play nor draw).
 # What was drawn is kept apart, in ``Round.private``: (log index, seat, cards).
 LogEntry = tuple[Any, ...]
+
+#: why a penalty was drawn: a due call was missing, a call was not due (or was the
+#: wrong word), or an opponent caught a missing call
+MISSED, FALSE, CAUGHT = "missed", "false", "caught"
+PENALTY_REASONS = (MISSED, FALSE, CAUGHT)
 
 
 def refill_stock(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]) -> int:
@@ -166,7 +176,7 @@ class Moves:
                 f"{seat} may only pass (accept) or catch seat {self.catchable}",
             )
         self.actions.append(SEATED_PASS[seat])
-        self.log.append(("pass", seat))
+        self.log.append(("pass", seat, "accept"))
         self._finish(self.catchable)
 
     def _play(self, seat: int, action: Play) -> None:
@@ -197,18 +207,24 @@ class Moves:
         self.drawn = -1
         self.catchable = -1
         direction = self.direction
+        skipped, reversed_ = -1, False
         if rank == SEVEN:
             self.pending += t.seven_draw
             self.turn = (seat + direction) % self.n
         elif (rank == EIGHT and t.eight_skips) or (rank == ACE and t.ace_skips):
+            skipped = (seat + direction) % self.n
             self.turn = (seat + 2 * direction) % self.n
         elif rank == NINE and t.nine_reverses:
             self.direction = -direction
             self.turn = (seat - direction) % self.n
+            reversed_ = True
         else:
             self.turn = (seat + direction) % self.n
         call = action.call
-        self.log.append(("play", seat, card, -1 if suit is None else suit, call))
+        played = len(self.log)
+        self.log.append(
+            ("play", seat, card, -1 if suit is None else suit, call, skipped, reversed_)
+        )
         ci = CALLS.index(call)
         if suit is None:
             self.actions.append(SEATED_PLAYS[seat][ci][card])
@@ -217,27 +233,41 @@ class Moves:
         mode = t.mau_mode
         if not mode:
             if not hand:
-                self._finish(seat)
+                self._went_out(seat, played)
             return
         left = hand.bit_count()
         if left > 1:
             if call is not None and mode == MAU_AUTO:  # a call when none is due
-                self._log_draw("penalty", seat, self._draw(seat, t.penalty_cards))
+                self._penalty(seat, FALSE)
             return
         due = "mau" if left else "maumau"
         if mode == MAU_AUTO:
             if call != due:
-                self._log_draw("penalty", seat, self._draw(seat, t.penalty_cards))
+                self._penalty(seat, MISSED if call is None else FALSE)
                 if not self.hands[seat]:
-                    self._finish(seat)
+                    self._went_out(seat, played)
             elif not left:
-                self._finish(seat)
+                self._went_out(seat, played)
         elif call != due:  # catch mode: a missing (or wrong) call waits to be caught
             self.catchable = seat
             if not left:
                 self.step = WAIT
         elif not left:
-            self._finish(seat)
+            self._went_out(seat, played)
+
+    def _went_out(self, seat: int, played: int) -> None:
+        """``seat`` went out with the play logged at ``played``: the card's skip or
+        reverse lapses with the round, so its entry no longer says it had one."""
+        entry = self.log[played]
+        if entry[5] >= 0 or entry[6]:
+            self.log[played] = (*entry[:5], -1, False)
+        self._finish(seat)
+
+    def _penalty(self, seat: int, reason: str, catcher: int = -1) -> None:
+        """``seat`` draws the Mau penalty, logged with its reason (and its catcher)."""
+        cards = self._draw(seat, self.t.penalty_cards)
+        self.private.append((len(self.log), seat, cards))
+        self.log.append(("penalty", seat, len(cards), reason, catcher))
 
     def _check_play(self, seat: int, card: int, suit: int | None) -> None:
         """Raise the reason a play is refused, or return if it is legal after all (a
@@ -321,9 +351,11 @@ class Moves:
             self.turn = (seat + self.direction) % self.n
 
     def _pass(self, seat: int) -> None:
+        how = ""
         if self.step == DRAWN:
             self.step = PLAY
             self.drawn = -1
+            how = "kept"
         elif self.pending:
             raise IllegalAction("cannot_pass", f"seat {seat} must draw {self.pending}, not pass")
         elif self.hands[seat] & self.match:
@@ -332,7 +364,7 @@ class Moves:
             raise IllegalAction("cannot_pass", f"seat {seat} can draw a card and may not pass")
         self.catchable = -1
         self.turn = (seat + self.direction) % self.n
-        self.log.append(("pass", seat))
+        self.log.append(("pass", seat, how))
         self.actions.append(SEATED_PASS[seat])
 
     def _catch(self, seat: int, target: int) -> None:
@@ -352,7 +384,7 @@ class Moves:
             raise IllegalAction("nothing_to_catch", f"seat {seat} cannot catch itself")
         self.catchable = -1
         self.log.append(("catch", seat, target))
-        self._log_draw("penalty", target, self._draw(target, self.t.penalty_cards))
+        self._penalty(target, CAUGHT, seat)
         self.actions.append(SEATED_CATCHES[seat][target])
         if self.step == WAIT:
             if self.hands[target]:

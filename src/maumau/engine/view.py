@@ -10,6 +10,7 @@ the seed while the round runs; when the round is over every hand is revealed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -103,14 +104,25 @@ def entry_json(entry: LogEntry, cards: tuple[int, ...] | None = None) -> dict[st
             out["suit"] = SUITS[entry[3]]
         if entry[4] is not None:
             out["call"] = entry[4]
+        if entry[5] >= 0:
+            out["skipped"] = entry[5]
+        if entry[6]:
+            out["reversed"] = True
         return out
     if kind in ("draw", "penalty"):
         out = {"seat": entry[1], kind: entry[2]}
+        if kind == "penalty":
+            out["reason"] = entry[3]
+            if entry[4] >= 0:
+                out["by"] = entry[4]
         if cards is not None:
             out["cards"] = [CODES[c] for c in cards]
         return out
     if kind == "pass":
-        return {"seat": entry[1], "pass": True}
+        out = {"seat": entry[1], "pass": True}
+        if entry[2]:
+            out[entry[2]] = True
+        return out
     if kind == "catch":
         return {"seat": entry[1], "catch": entry[2]}
     if kind == "reshuffle":
@@ -205,11 +217,21 @@ def own_json(game: Game, seat: int | None) -> dict[str, Any]:
     return {"seat": seat, "hand": [CODES[c] for c in iter_cards(state.hands[seat])], "drawn": drawn}
 
 
-def events_json(game: Game, seat: int | None, start: int = 0) -> list[dict[str, Any]]:
-    """``seat_view(game, seat).log_json(start)`` without building the whole view."""
+def events_json(
+    game: Game, seat: int | None, start: int = 0, marks: Mapping[int, str] | None = None
+) -> list[dict[str, Any]]:
+    """``seat_view(game, seat).log_json(start)`` without building the whole view.
+    ``marks``: log index -> who made that entry's move for its seat, when it was not
+    the player (a server's ``"timeout"`` or ``"stand_in"``), added as ``"by"``."""
     state = game.round
     log = state.log
     if start >= len(log):
         return []
     mine = {i: cards for i, who, cards in state.private if who == seat and i >= start}
-    return [entry_json(log[i], mine.get(i)) for i in range(start, len(log))]
+    out = [entry_json(log[i], mine.get(i)) for i in range(start, len(log))]
+    if marks:
+        for i, entry in enumerate(out, start):
+            mark = marks.get(i)
+            if mark is not None:
+                entry["by"] = mark
+    return out

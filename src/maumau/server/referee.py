@@ -249,12 +249,14 @@ class Referee:
         action: Action,
         client_id: str | None = None,
         sender: Connection | None = None,
+        by: str | None = None,
     ) -> None:
         """Apply, commit and announce one action (the caller holds the table's lock).
-        The ``sender`` of a player's move finds its ``action_id`` in its ``state``."""
+        The ``sender`` of a player's move finds its ``action_id`` in its ``state``;
+        ``by`` marks a move the server made for a player (``"timeout"``, ``"stand_in"``)."""
         table = self.table
         try:
-            step = table.try_action(seat, action, client_id)
+            step = table.try_action(seat, action, client_id, by)
         except IllegalAction as exc:
             raise ServerError(exc.code, exc.message) from None
         await self.commit(step)

@@ -19,6 +19,7 @@ import segno
 
 from maumau.engine import Game, Rules, action_from_json, record_of
 from maumau.engine.cards import CODES, cards_of
+from maumau.server.table import split_mark
 
 #: gzip's level for documents: made once, sent often (level 6: a 12,000-action replay
 #: of 8 MB shrinks to 0.26 MB in 0.07 s)
@@ -33,7 +34,7 @@ def game_of(options: dict[str, Any], players: Sequence[str], steps: Sequence[Any
         if kind == "deal":
             game.deal(data["seed"], commitment=data.get("commitment"), salt=data.get("salt"))
         else:
-            seat, action = action_from_json(data, f"step {index}")
+            seat, action = action_from_json(split_mark(data)[0], f"step {index}")
             game.apply(action, seat)
     return game
 

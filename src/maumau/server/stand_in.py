@@ -50,7 +50,14 @@ class Host(Protocol):
 
     async def deal_if_due(self) -> None: ...
 
-    async def apply(self, seat: int, action: Action) -> None: ...
+    async def apply(
+        self,
+        seat: int,
+        action: Action,
+        client_id: str | None = None,
+        sender: None = None,
+        by: str | None = None,
+    ) -> None: ...
 
 
 class StandIn:
@@ -285,7 +292,7 @@ class StandIn:
             self.offered = game.version
             action = self.bot(seat).react(game.view(seat), game.legal_actions(seat))
             if action is not None:
-                await referee.apply(seat, action)
+                await referee.apply(seat, action, by=self.mover(seat))
                 return
         self.offered = game.version
         seat = game.to_move
@@ -299,7 +306,14 @@ class StandIn:
             action = await self.think(seat, view, legal)
         else:
             action = self.bot(seat).choose(view, legal)
-        await referee.apply(seat, action)
+        await referee.apply(seat, action, by=self.mover(seat))
+
+    def mover(self, seat: int) -> str | None:
+        """Who makes a computer move for ``seat``: nobody but the seat itself for a bot
+        seat, else a stand-in for an absent player, else the turn timer."""
+        if self.table.is_bot(seat):
+            return None
+        return "stand_in" if seat in self.table.stand_in else "timeout"
 
     async def think(self, seat: int, view: SeatView, legal: tuple[Action, ...]) -> Action:
         """A ``hard`` decision: in a worker process (it searches for tens of

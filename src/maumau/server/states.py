@@ -50,7 +50,7 @@ def state_texts(
         seat = conn.seat
         if conn.round != round_index:
             conn.round, conn.logged = round_index, 0
-        events = events_json(game, seat, conn.logged)
+        events = events_json(game, seat, conn.logged, table.marks)
         conn.logged = logged
         own = _own(game, conn)
         legal = [] if seat is None else [wire(a, seat) for a in game.legal_actions(seat)]

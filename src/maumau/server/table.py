@@ -28,6 +28,23 @@ from maumau.store import GameRow, SeatRow, StepRow
 #: how many recent client action ids are remembered per seat (duplicate detection)
 RECENT_IDS = 256
 
+#: who made a move for a seat when its player did not: the turn timer ran out, or a
+#: stand-in plays for an absent player.  Kept in the stored step (its ``"by"``), never
+#: in the game record.
+MOVERS = ("timeout", "stand_in")
+#: the log entries that name the seat whose move made them
+_SEATED = frozenset({"play", "draw", "penalty", "pass", "catch"})
+
+
+def split_mark(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """A stored action step's data as a record action, and the server's mark on it."""
+    mark = data.get("by")
+    if mark is None:
+        return data, None
+    if mark not in MOVERS:
+        raise ValueError(f"a stored step is marked by {mark!r}, not one of {MOVERS}")
+    return {k: v for k, v in data.items() if k != "by"}, mark
+
 
 def max_seats(rules: Rules) -> int:
     """The most players these rules allow."""
@@ -115,6 +132,8 @@ class Table:
         self.rematch_id = row.rematch_id
         self.max_seats = max_seats(self.rules)
         self.game: Game | None = None
+        #: this round's log index -> who made that entry's move for its seat (MOVERS)
+        self.marks: dict[int, str] = {}
         #: every committed step, in order, packed by :func:`pack_step` (see :meth:`steps`)
         self.packed: list[str] = []
         #: seat -> client action id -> the version after that action
@@ -144,6 +163,7 @@ class Table:
         self.game = None
         self.packed = []
         self.recent = {}
+        self.marks = {}
         for step in steps:
             self.accept(step)
 
@@ -169,8 +189,11 @@ class Table:
             self.try_deal(step.data)
         else:
             game = self.require_game()
-            seat, action = action_from_json(step.data, f"step {step.seq}")
+            data, mark = split_mark(step.data)
+            seat, action = action_from_json(data, f"step {step.seq}")
+            logged = len(game.round.log)
             game.apply(action, seat)
+            self.mark(seat, logged, mark)
             if step.client_id is not None:
                 self.remember(seat, step.client_id, game.version)
         self.packed.append(pack_step(step))
@@ -191,24 +214,44 @@ class Table:
     def step(self, kind: str, data: dict[str, Any], client_id: str | None = None) -> StepRow:
         return StepRow(self.step_count, kind, data, client_id)
 
-    def try_action(self, seat: int, action: Action, client_id: str | None) -> StepRow:
+    def try_action(
+        self, seat: int, action: Action, client_id: str | None, by: str | None = None
+    ) -> StepRow:
         """Apply ``action`` to the game and return the step to commit; the caller must
         commit it (then :meth:`committed`) or :meth:`rebuild` from :attr:`steps`.
-        An illegal action raises and changes nothing."""
+        An illegal action raises and changes nothing.  ``by``: one of :data:`MOVERS`
+        when the server made this move for the seat."""
         game = self.require_game()
         if self.status != "playing":
             raise ServerError(
                 "game_over" if self.status == "finished" else "table_closed",
                 f"table {self.id} is {self.status}",
             )
+        logged = len(game.round.log)
         game.apply(action, seat)
+        self.mark(seat, logged, by)
         acted, done = game.round.actions[-1]
-        return self.step("action", done.to_json(acted), client_id)
+        data = done.to_json(acted)
+        if by is not None:
+            data["by"] = by
+        return self.step("action", data, client_id)
+
+    def mark(self, seat: int, logged: int, by: str | None) -> None:
+        """Mark the log entries from ``logged`` on that ``seat``'s move made for it
+        (not a catcher's penalty: that entry's ``by`` is the catcher)."""
+        if by is None:
+            return
+        log = self.require_game().round.log
+        for i in range(logged, len(log)):
+            entry = log[i]
+            if entry[0] in _SEATED and entry[1] == seat:
+                self.marks[i] = by
 
     def try_deal(self, data: dict[str, Any]) -> StepRow:
         """Deal the next round (as :meth:`try_action`, to be committed or undone)."""
         if self.game is None:
             self.game = Game(self.rules, [s.name for s in self.seats])
+        self.marks = {}
         self.game.deal(data["seed"], commitment=data.get("commitment"), salt=data.get("salt"))
         return self.step("deal", data)
 

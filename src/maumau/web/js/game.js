@@ -2,6 +2,7 @@
 // shows the lobby, the table, the round summaries, the result and the replay (#replay).
 
 import { api } from "./api.js";
+import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -131,6 +132,7 @@ export class GamePage {
         this.log = this.log.concat(msg.events);
         view.log = this.log;
         this.state = msg;
+        noteAway(this, view);
         if (this.shownRound !== null && view.round > this.shownRound) {
           // The next round is dealt: its summary closes, whoever said ready.
           this.shownRound = null;

@@ -28,10 +28,23 @@ export function initial(name) {
   return firstGrapheme(upper) === upper ? upper : first; // "ß" stays "ß", not "SS"
 }
 
+// Computer players are named like "Ada (bot)" (docs/protocol.md, "Display names"); the
+// server refuses that ending in a person's name, so a name that has it is a computer's.
+// The page shows such a name without the (English) ending: the seat's translated
+// computer badge says it instead.
+const BOT_SUFFIX = /\s*\(bot\)$/u;
+
+/** A name as the page shows it: a computer player's without its " (bot)" ending. */
+export function shownName(name) {
+  const text = String(name ?? "");
+  const bare = text.replace(BOT_SUFFIX, "");
+  return bare === "" ? text : bare;
+}
+
 /** A player's name as an element: isolated, wrapping (or clipped by its container's
  * style), with the whole name as its tooltip. */
 export function nameEl(name, attrs = {}) {
-  const text = String(name ?? "");
+  const text = shownName(name);
   return h("bdi", { class: "name", title: text, ...attrs }, text);
 }
 

@@ -39,7 +39,9 @@ export function openRules(info, extra = {}) {
       h("p", { class: "preset-name" }, h("strong", {}, presetName(info))),
       extra.lead ?? null,
       (extra.parts ?? ["goal", "turn", "actions", "mau", "end"]).map((part) =>
-        h("section", {}, h("h2", {}, t(`rules.${part}.title`)), h("p", {}, t(`rules.${part}`)))),
+        h("section", {}, h("h2", {}, t(`rules.${part}.title`)), h("p", {}, t(`rules.${part}`)),
+          // where a forgotten or false call is punished: this table's mau_penalty
+          part === "mau" ? h("p", { class: "mau-penalty" }, t(`opt.mau_penalty.${rules.mau_penalty}.help`)) : null)),
       h("h2", {}, extra.optionsTitle ?? t("rules.options")),
       h("table", { class: "rules-table" },
         h("tbody", {},

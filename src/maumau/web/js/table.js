@@ -6,7 +6,7 @@ import { t, tn } from "./i18n.js";
 import { whyNot } from "./explain.js";
 import { Cue, renderFelt } from "./felt.js";
 import { hintSeen, layoutHand, markHintSeen, renderMine } from "./hand.js";
-import { describeEntry } from "./log.js";
+import { catchReason, describeEntry } from "./log.js";
 import { callOffered, dueWord, MauArm } from "./mau.js";
 import { renderSide, renderTicker, showNewest } from "./movelog.js";
 import { renderOpponents } from "./opponents.js";
@@ -231,7 +231,7 @@ export class TableView {
     else if (this.page.info?.paused) text = t("turn.paused"); // nobody plays: the server waits
     else if (view.to_move === me && view.step === "drawn") text = t("turn.drawn");
     else if (view.step === "wait" && legal.some((a) => a.pass)) text = tx("turn.accept", { name: nameEl(view.players[view.catchable] ?? "") });
-    else if (catching) text = tx("turn.catch", { name: nameEl(view.players[view.catchable] ?? "") });
+    else if (catching) text = tx("turn.catch", { reason: catchReason(view, (s) => this.name(s)) });
     else if (view.to_move === me && view.pending) text = t("turn.you_pending", { n: view.pending });
     else if (view.to_move === me) text = hintSeen() ? t("turn.you") : t("hand.hint");
     else text = tx("turn.other", { name: nameEl(view.players[view.to_move]) });
