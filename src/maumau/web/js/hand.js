@@ -106,12 +106,14 @@ export function layoutHand(hand) {
   hand.classList.toggle("rows", rows > 1);
   hand.dataset.rows = String(rows);
   hand.style.height = `${ch + (rows - 1) * rowStep + LIFT + 4}px`;
+  // Positions relative to the hand's width, kept inside it: until the hand is laid out
+  // again after a resize (the next frame), no card reaches past its edges.
   cards.forEach((card, i) => {
     const row = Math.floor(i / perRow);
+    const col = i - row * perRow;
     const inRow = Math.min(perRow, cards.length - row * perRow);
-    const span = cw + (inRow - 1) * step;
-    const left = (width - span) / 2 + (i - row * perRow) * step;
-    card.style.left = `${Math.round(left)}px`;
+    const offset = col * step - (cw + (inRow - 1) * step) / 2;
+    card.style.left = `clamp(0px, calc(50% + ${offset.toFixed(1)}px), calc(100% - var(--card-w)))`;
     card.style.top = `${LIFT + 2 + row * rowStep}px`;
   });
 }

@@ -26,9 +26,8 @@ export class TableView {
     this.timer = null;
     this.pendingJack = null;
     addEventListener("keydown", (e) => this.onKey(e));
-    addEventListener("resize", () => this.fitHand());
-    // a phone turned or a window resized: the hand's rows are laid out again
-    new ResizeObserver(() => this.fitHand()).observe(document.documentElement);
+    // a phone turned, a window resized, the hand's box changed: its rows are laid out again
+    this.handSize = new ResizeObserver(() => this.fitHand());
   }
 
   detach() {
@@ -250,7 +249,13 @@ export class TableView {
 
   fitHand() {
     const hand = this.el?.querySelector(".hand");
-    if (hand) layoutHand(hand);
+    if (!hand) return;
+    layoutHand(hand);
+    if (this.watchedHand !== hand) {
+      this.handSize.disconnect();
+      this.handSize.observe(hand);
+      this.watchedHand = hand;
+    }
   }
 
   announce(view) {
