@@ -39,6 +39,16 @@ def test_replay_shows_every_position_with_every_hand(tmp_path: Path) -> None:
             view = frame["view"]
             assert [len(h) for h in view["hands"]] == view["counts"]
         assert shown["frames"][-1]["view"]["hands"] == [list(h) for h in result.hands]
+        # each frame brings the public log entries its action added: the action's own
+        # entry, with what it caused (a skipped seat, a kept card, a reason)
+        assert shown["frames"][0]["events"] == []
+        for frame in shown["frames"][1:]:
+            action, events = frame["action"], frame["events"]
+            kind = next(k for k in ("play", "draw", "pass", "catch") if k in action)
+            entry = next(e for e in events if "seat" in e)  # a reshuffle may come first
+            assert entry["seat"] == action["seat"] and kind in entry, (action, events)
+            if kind == "play" and action["play"][0] == "8" and frames["rules"]["eight_skips"]:
+                assert "skipped" in entry, (action, events)
 
 
 def test_no_replay_before_the_end(tmp_path: Path) -> None:

@@ -64,10 +64,11 @@ def frames_of(finished: Game) -> dict[str, Any]:
     rounds = []
     for index, dealt in enumerate(finished.rounds):
         game.deal(dealt.seed, dealt.layout, dealt.commitment, dealt.salt)
-        frames = [_frame(game, None)]
+        frames = [_frame(game, None, 0)]
         for seat, action in dealt.state.actions:
+            seen = len(game.round.log)
             game.apply(action, seat)
-            frames.append(_frame(game, action.to_json(seat)))
+            frames.append(_frame(game, action.to_json(seat), seen))
         rounds.append(
             {
                 "round": index,
@@ -88,11 +89,13 @@ def frames_of(finished: Game) -> dict[str, Any]:
     }
 
 
-def _frame(game: Game, action: dict[str, Any] | None) -> dict[str, Any]:
+def _frame(game: Game, action: dict[str, Any] | None, seen: int) -> dict[str, Any]:
+    """One position: the action that led to it, the public view with every hand, and
+    the public log entries that action added (``seen`` entries came before it)."""
     view = game.view(None).to_json()
     view["hands"] = [[CODES[c] for c in cards_of(hand)] for hand in game.round.hands]
-    del view["log"]
-    return {"action": action, "view": view}
+    log = view.pop("log")
+    return {"action": action, "view": view, "events": log[seen:]}
 
 
 def qr_svg(text: str) -> bytes:

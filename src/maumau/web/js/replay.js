@@ -300,6 +300,18 @@ export class ReplayView {
     if (!action || !prev) return [tx("replay.deal", { name: this.who(view.to_move) })];
     const name = (s) => this.who(s);
     const before = prev.view;
+    // the server's log entries of this step say everything (skips, kept cards, reasons);
+    // the cards a seat drew are seen in the hands, as everything is after the game
+    if (frame.events?.length) {
+      const shown = new Set();
+      return frame.events.map((e) => {
+        if (("draw" in e || "penalty" in e) && !e.cards && !shown.has(e.seat)) {
+          shown.add(e.seat);
+          e = { ...e, cards: added(view.hands[e.seat], before.hands[e.seat]) };
+        }
+        return describeEntry(e, name);
+      });
+    }
     const lines = [];
     if ("draw" in action) {
       const cards = added(view.hands[action.seat], before.hands[action.seat]);
