@@ -466,7 +466,8 @@ def check_replay(page: Page, replay: dict[str, Any], shots: Path) -> None:
         if frame_hands(replay, 0, step) != frame_hands(replay, 0, step - 1):
             changed += 1
         action = frames[step]["action"]
-        who = replay["players"][action["seat"]]
+        # (a computer's name shows without its English "(bot)": the badge says it)
+        who = replay["players"][action["seat"]].removesuffix(" (bot)")
         expect(page.locator("#replay-action .what")).to_contain_text(who)
     assert changed >= 5  # plays and draws change a hand; only a pass does not
     shot(page, shots / "replay.png")

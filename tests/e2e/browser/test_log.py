@@ -195,8 +195,11 @@ def test_coming_back_after_a_stand_in_played_shows_what_it_played(
         expect(notice).to_contain_text("While you were away")
         first = notice.locator("li").first
         expect(first).to_contain_text("Sven")
-        expect(first).not_to_contain_text("who is away")  # the heading says it once
-        page.screenshot(path=str(artifacts / "away-360.png"))
+        expect(first).not_to_contain_text("standing in")  # the heading says it once
+        for size in SIZES:
+            page.set_viewport_size(size)
+            expect(notice).to_be_in_viewport()
+            page.screenshot(path=str(artifacts / f"away-{size['width']}.png"))
         notice.get_by_role("button", name="OK").click()
         expect(notice).to_have_count(0)
         # a reload does not tell it again: this browser has shown those moves

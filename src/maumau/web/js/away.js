@@ -40,7 +40,18 @@ export function movesMadeFor(log, seat, start = 0) {
 
 function showNotice(entries, name) {
   document.getElementById("away")?.remove();
-  const close = h("button", { type: "button", class: "away-dismiss", onclick: () => notice.remove() }, t("away.dismiss"));
+  // it goes away with its button, Escape, or a click anywhere else (it never stands
+  // between the player and the table)
+  const dismiss = () => {
+    notice.remove();
+    document.removeEventListener("pointerdown", outside, true);
+    document.removeEventListener("keydown", escape, true);
+  };
+  const outside = (e) => { if (!notice.contains(e.target)) dismiss(); };
+  const escape = (e) => { if (e.key === "Escape") dismiss(); };
+  document.addEventListener("pointerdown", outside, true);
+  document.addEventListener("keydown", escape, true);
+  const close = h("button", { type: "button", class: "away-dismiss", onclick: dismiss }, t("away.dismiss"));
   const notice = h("section", { id: "away", class: "away-notice", role: "status", "aria-labelledby": "away-title" },
     h("h2", { id: "away-title" }, t("away.title")),
     h("p", {}, t("away.intro")),
@@ -59,7 +70,8 @@ export function noteAway(page, view) {
   const seen = readSeen(gameId);
   const fresh = connections.get(page) !== page.me;
   connections.set(page, page.me);
-  if (fresh && seat !== null && seat !== undefined) {
+  // (not once the round is over: its summary or the result tells the rest)
+  if (fresh && seat !== null && seat !== undefined && view.step !== "over" && !view.finished) {
     const start = seen && seen.round === view.round ? seen.seen : 0;
     const moves = movesMadeFor(view.log, seat, start);
     if (moves.length) showNotice(moves, (s) => view.players[s] ?? `#${s}`);
