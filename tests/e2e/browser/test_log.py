@@ -125,7 +125,6 @@ def calling_mau(state: State) -> Action:
     return next((a for a in state["legal"] if "draw" in a), None) or state["legal"][0]
 
 
-
 def test_the_page_log_shows_penalty_reasons_and_the_timer(
     browser: Browser, live_server: str, artifacts: Path
 ) -> None:
