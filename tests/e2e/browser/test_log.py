@@ -14,6 +14,7 @@ from tablekit import SIZES, Seat, State, make_table, pick_language
 
 LANG_DIR = Path(__file__).resolve().parents[3] / "src" / "maumau" / "web" / "lang"
 LANGS = ("en", "de", "da", "sv")
+Action = dict[str, Any]
 
 
 def strings(code: str) -> dict[str, str]:
@@ -122,9 +123,6 @@ def calling_mau(state: State) -> Action:
     if play is not None:
         return {**play, "call": "mau"}
     return next((a for a in state["legal"] if "draw" in a), None) or state["legal"][0]
-
-
-Action = dict[str, Any]
 
 
 def test_the_page_log_shows_penalty_reasons_and_the_timer(
