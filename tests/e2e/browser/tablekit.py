@@ -139,11 +139,17 @@ class Seat:
         if state is not None:
             self.act(state)
 
-    def run_in_background(self) -> None:
+    def run_in_background(self, pace: float = 0.0) -> None:
+        """Play on in a thread; each move waits ``pace`` seconds (as a person would)."""
+
         def loop() -> None:
             try:
                 while not self._stop.is_set():
-                    self.step(0.2)
+                    state = self.read(0.2)
+                    if state is not None and state["legal"] and pace:
+                        time.sleep(pace)
+                    if state is not None:
+                        self.act(state)
             except ConnectionClosed:
                 pass
 
@@ -244,3 +250,36 @@ def make_table(
         call(f"{base}/api/games/{game_id}/bots", "POST", {"level": "easy"}, token=host)
     call(f"{base}/api/games/{game_id}/start", "POST", token=host)
     return Table(base, game_id, tokens)
+
+
+# --- watching ---------------------------------------------------------------------------
+
+
+def run(table: Table, policies: dict[int, Policy], pace: float = 0.3) -> None:
+    """Let the given seats play by their policies in the background, ``pace`` seconds
+    a move."""
+    for s, policy in policies.items():
+        seat = Seat(table.base, table.game_id, table.tokens[s], policy)
+        table.seats[s] = seat
+        seat.run_in_background(pace)
+
+
+def watch(table: Table, browser: Browser, viewport: ViewportSize | None = None) -> Page:
+    """A spectator's page of the table (no seat)."""
+    ctx = browser.new_context(viewport=viewport or SIZES[2], locale="en-US")
+    table.contexts.append(ctx)
+    page = ctx.new_page()
+    page.goto(f"{table.base}/g/{table.game_id}")
+    page.wait_for_selector("#table")
+    return page
+
+
+def preferring(ranks: str, fallback: Policy) -> Policy:
+    """Play a card of one of ``ranks`` whenever one fits, else as ``fallback``."""
+
+    def policy(state: State) -> Action:
+        legal: list[Action] = state["legal"]
+        wanted = [a for a in legal if "play" in a and a["play"][0] in ranks]
+        return wanted[0] if wanted else fallback(state)
+
+    return policy

@@ -12,7 +12,17 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from tablekit import SIZES, State, Table, draw_and_keep, keep_above, make_table
+from tablekit import (
+    SIZES,
+    State,
+    Table,
+    draw_and_keep,
+    keep_above,
+    make_table,
+    preferring,
+    run,
+    watch,
+)
 
 QUIET = {"grace_seconds": None}
 NAMES = ["Anna", "Bruno", "Chiara"]
@@ -133,5 +143,34 @@ def test_a_missed_catch_is_said(browser: Browser, live_server: str) -> None:
         page.click("#draw")  # Anna moves on instead of catching
         expect(page.locator("#toast")).to_contain_text("Too late: the chance to catch Bruno")
         expect(page.locator("#log")).not_to_contain_text("caught")
+    finally:
+        table.close()
+
+
+@pytest.mark.parametrize(
+    ("options", "ranks", "said"),
+    [
+        ({"eight_skips": True}, "8", "is skipped"),
+        ({"nine_reverses": True}, "9", "Direction reversed"),
+    ],
+    ids=["skip", "reverse"],
+)
+def test_a_skip_or_a_reversal_is_cued_on_the_felt(
+    browser: Browser,
+    live_server: str,
+    options: dict[str, Any],
+    ranks: str,
+    said: str,
+    artifacts: Path,
+) -> None:
+    table = make_table(live_server, NAMES, options={"draw_when_able": True, **options})
+    try:
+        page = watch(table, browser, SIZES[0])
+        run(table, {0: keep_above(3), 1: preferring(ranks, keep_above(3)), 2: keep_above(3)})
+        cue = page.locator("#cue")
+        expect(cue).to_contain_text(said, timeout=30_000)
+        page.screenshot(path=str(artifacts / f"cue-{said.split()[-1]}-360x640.png"))
+        # the log says it too, and the cue goes away by itself
+        expect(page.locator("#log")).to_contain_text("skipped" if ranks == "8" else "direction")
     finally:
         table.close()
