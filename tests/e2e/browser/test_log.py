@@ -184,9 +184,10 @@ def test_coming_back_after_a_stand_in_played_shows_what_it_played(
     table = make_table(
         live_server,
         ["Sven", "Ben"],
-        options={"hand_size": 7},
-        # (a reload is shorter than the grace period: nobody stands in meanwhile)
-        settings={"grace_seconds": 1, "bot_delay_ms": 0},
+        options={"hand_size": 10},
+        # (a reload is shorter than the grace period: nobody stands in meanwhile; the
+        # stand-in plays slowly, so the round is not over before Sven is back)
+        settings={"grace_seconds": 1, "bot_delay_ms": 1000},
     )
     seen: list[dict[str, Any]] = []
 
