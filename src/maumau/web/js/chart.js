@@ -41,9 +41,9 @@ export function totalsChart(rounds, players, limit) {
 }
 
 /** Round ticks from 0 up to at least `max`: steps of 1, 2 or 5 times a power of ten,
- * about four of them (0, 25, 50, ... rather than 0, 52, 103). */
+ * four to six of them (0, 25, 50, ... rather than 0, 52, 103). */
 export function niceTicks(max) {
-  const rough = max / 4;
+  const rough = max / 5;
   const power = 10 ** Math.floor(Math.log10(rough));
   const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= rough);
   const ticks = [];
