@@ -1,5 +1,7 @@
 // The live connection to /ws/{id}: hello, moves, and a silent reconnect after drops.
 
+import { parseMessage } from "./shuffle.js";
+
 const PING_MS = 20000;
 // A `closed` with one of these codes is followed by a reconnect, with the usual backoff
 // (the hello came too late: a stalled tab or network; the server is restarting); after
@@ -33,7 +35,7 @@ export class Connection {
     ws.onmessage = (event) => {
       let msg;
       try {
-        msg = JSON.parse(event.data);
+        msg = parseMessage(event.data);
       } catch {
         return;
       }

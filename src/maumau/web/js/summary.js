@@ -2,7 +2,7 @@
 // again later with the Scores button, and the game's result (winner or draw, the
 // tie-break, rematch, replay, the record).
 
-import { cardFaceSvg, cardName, sortHand } from "./cards.js";
+import { cardName, rankLabel, rankOf, sortHand, suitOf, suitSvg } from "./cards.js";
 import { totalsChart } from "./chart.js";
 import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
@@ -62,6 +62,9 @@ export function renderResult(page, { round = null, end = null, review = false } 
   }
   const totals = end?.totals ?? round?.totals ?? view.totals;
   const hands = round?.hands ?? view.hands ?? [];
+  // the columns the scoring mode needs: one deal (single) has no points, totals or
+  // rounds won; the series keep them (rounds won is the tie-break of penalty and deals)
+  const series = rules.scoring !== "single";
   const rows = players.map((_, s) => {
     const gained = round ? round.totals[s] - (previous ? previous.totals[s] : round.round === 0 ? 0 : null) : null;
     return h("tr", { class: `${end?.winners.includes(s) ? "winner" : ""} ${round?.out === s ? "out" : ""}` },
@@ -69,23 +72,23 @@ export function renderResult(page, { round = null, end = null, review = false } 
         waiting ? h("span", { class: "ready-mark", dataset: { seat: s }, hidden: true }, "✓", h("span", { class: "sr-only" }, t("summary.ready"))) : null),
       h("td", { class: "reveal" },
         (hands[s] || []).length
-          ? h("span", { class: "mini-hand" }, sortHand(hands[s]).map((c) => h("span", { class: "mini-card", role: "img", "aria-label": cardName(c), html: cardFaceSvg(c) })))
+          ? h("span", { class: "mini-hand", role: "list" }, sortHand(hands[s]).map(chip))
           : h("span", { class: "help" }, "—")),
       h("td", { class: "num" }, round ? String(round.hand_values[s]) : ""),
-      h("td", { class: "num" }, gained === null ? "" : gained > 0 ? `+${gained}` : String(gained)),
-      h("td", { class: "num total" }, String(totals[s])),
-      h("td", { class: "num" }, String((end?.rounds_won ?? round?.rounds_won ?? view.rounds_won)[s])),
+      series ? h("td", { class: "num" }, gained === null ? "" : gained > 0 ? `+${gained}` : String(gained)) : null,
+      series ? h("td", { class: "num total" }, String(totals[s])) : null,
+      series ? h("td", { class: "num" }, String((end?.rounds_won ?? round?.rounds_won ?? view.rounds_won)[s])) : null,
     );
   });
   const table = h("div", { class: "scroll" },
-    h("table", { class: "scores", id: "scores" },
+    h("table", { class: `scores ${series ? "series" : "single"}`, id: "scores", dataset: { scoring: rules.scoring } },
       h("thead", {}, h("tr", {},
         h("th", { scope: "col" }, t("summary.player")),
         h("th", { scope: "col" }, t("summary.hand")),
-        h("th", { scope: "col" }, t("summary.value")),
-        h("th", { scope: "col" }, t("summary.points")),
-        h("th", { scope: "col" }, t("summary.total")),
-        h("th", { scope: "col" }, t("summary.won")))),
+        h("th", { scope: "col", class: "num" }, t("summary.value")),
+        series ? h("th", { scope: "col", class: "num" }, t("summary.points")) : null,
+        series ? h("th", { scope: "col", class: "num" }, t("summary.total")) : null,
+        series ? h("th", { scope: "col", class: "num" }, t("summary.won")) : null)),
       h("tbody", {}, rows)));
 
   const scored = rules.scoring !== "single" && rounds.length > 0;
@@ -148,9 +151,22 @@ export function renderResult(page, { round = null, end = null, review = false } 
     ),
   );
   if (waiting) showReady(page, dialog, round);
-  if (!dialog.open) dialog.showModal();
-  if (tabFocused) dialog.querySelector(".round-tabs .current")?.focus();
-  else dialog.querySelector(".buttons .primary, .buttons .button")?.focus();
+  const opening = !dialog.open;
+  if (opening) dialog.showModal();
+  // Focus goes into the dialog without scrolling it: on a small phone the buttons are
+  // below the fold, and the dialog opens at its headline (who went out, who won).
+  if (tabFocused) dialog.querySelector(".round-tabs .current")?.focus({ preventScroll: true });
+  else dialog.querySelector(".buttons .primary, .buttons .button")?.focus({ preventScroll: true });
+  if (opening || !tabFocused) dialog.scrollTop = 0;
+}
+
+/** A revealed card as a small chip that reads at any size: rank and suit. */
+function chip(code) {
+  const suit = suitOf(code);
+  return h("span", { class: `mini-card suit-${suit}`, role: "listitem", dataset: { card: code } },
+    h("span", { class: "rank", "aria-hidden": "true" }, rankLabel(rankOf(code))),
+    h("span", { class: "pip", html: suitSvg(suit) }),
+    h("span", { class: "sr-only" }, cardName(code)));
 }
 
 /** Between rounds: ✓ by the players who are ready, "waiting" once this player is, and
