@@ -19,7 +19,7 @@ import segno
 
 from maumau.engine import Game, Rules, action_from_json, record_of
 from maumau.engine.cards import CODES, cards_of
-from maumau.server.table import split_mark
+from maumau.server.marks import split_mark
 
 #: gzip's level for documents: made once, sent often (level 6: a 12,000-action replay
 #: of 8 MB shrinks to 0.26 MB in 0.07 s)

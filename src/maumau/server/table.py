@@ -22,28 +22,15 @@ from maumau.engine.errors import BadOption
 from maumau.engine.record import UnreadableAction
 from maumau.engine.verify import commitment_of
 from maumau.server.errors import ServerError
+from maumau.server.marks import split_mark
 from maumau.server.protocol import GameInfo, SeatInfo, TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
 
 #: how many recent client action ids are remembered per seat (duplicate detection)
 RECENT_IDS = 256
 
-#: who made a move for a seat when its player did not: the turn timer ran out, or a
-#: stand-in plays for an absent player.  Kept in the stored step (its ``"by"``), never
-#: in the game record.
-MOVERS = ("timeout", "stand_in")
 #: the log entries that name the seat whose move made them
 _SEATED = frozenset({"play", "draw", "penalty", "pass", "catch"})
-
-
-def split_mark(data: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """A stored action step's data as a record action, and the server's mark on it."""
-    mark = data.get("by")
-    if mark is None:
-        return data, None
-    if mark not in MOVERS:
-        raise ValueError(f"a stored step is marked by {mark!r}, not one of {MOVERS}")
-    return {k: v for k, v in data.items() if k != "by"}, mark
 
 
 def max_seats(rules: Rules) -> int:
