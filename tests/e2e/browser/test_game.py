@@ -259,11 +259,11 @@ def reload_keeps_history(page: Page, finished: int, shots: Path) -> None:
 
 
 def reload_returns_to_seat(page: Page) -> None:
-    name = page.locator(".me-name").inner_text()
+    name = page.locator(".me-name > .name").inner_text()
     page.reload()
     expect(page.locator("body")).to_have_attribute("data-conn", "online", timeout=10000)
     expect(page.locator("#table")).to_be_visible()
-    expect(page.locator(".me-name")).to_have_text(name)
+    expect(page.locator(".me-name > .name")).to_have_text(name)
     after = read(page)
     assert after["hand"] or after["step"] == "over"
 
