@@ -45,10 +45,12 @@ SEATED_CATCHES = tuple(tuple((seat, c) for c in CATCHES) for seat in range(MAX_S
 #   ("penalty", seat, count, reason, catcher|-1)                 ("pass", seat, how)
 #   ("catch", seat, target)                ("reshuffle", count)      ("out", seat)
 # ``skipped``: the seat an Eight or Ace skipped; ``reversed``: a Nine reversed the
-# direction (neither when the card ended the round: its effect lapses).  A penalty's
-# ``reason`` is one of PENALTY_REASONS; ``catcher`` the seat that caught it.  A pass's
-# ``how``: "kept" (kept the card just drawn), "accept" (let a player go out without
-# "Mau Mau" in catch mode), or "" (could neither play nor draw).
+# direction (neither when the card ended the round: its effect lapses; while a
+# catch-mode round waits after a last card without "Mau Mau" they stay, as they apply
+# if it is caught).  A penalty's ``reason`` is one of PENALTY_REASONS; ``catcher`` the
+# seat that caught it.  A pass's ``how``: "kept" (kept the card just drawn), "accept"
+# (let a player go out without "Mau Mau" in catch mode), or "" (could neither play
+# nor draw).
 # What was drawn is kept apart, in ``Round.private``: (log index, seat, cards).
 LogEntry = tuple[Any, ...]
 

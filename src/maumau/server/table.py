@@ -22,7 +22,7 @@ from maumau.engine.errors import BadOption
 from maumau.engine.record import UnreadableAction
 from maumau.engine.verify import commitment_of
 from maumau.server.errors import ServerError
-from maumau.server.marks import split_mark
+from maumau.server.marks import MOVERS, split_mark
 from maumau.server.protocol import GameInfo, SeatInfo, TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
 
@@ -220,6 +220,8 @@ class Table:
         acted, done = game.round.actions[-1]
         data = done.to_json(acted)
         if by is not None:
+            if by not in MOVERS:
+                raise ValueError(f"a move is made by {by!r}, not one of {MOVERS}")
             data["by"] = by
         return self.step("action", data, client_id)
 

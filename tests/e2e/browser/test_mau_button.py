@@ -67,6 +67,11 @@ def test_the_call_is_not_offered_when_it_cannot_be_due(browser: Browser, live_se
         page.locator(".hand .card").first.focus()
         page.keyboard.press("m")  # the shortcut does not arm it either
         expect(page.locator(ARMED)).to_have_count(0)
+        # it stays focusable, and pressing it says when a call is made
+        page.focus("#mau")
+        page.keyboard.press("Enter")
+        expect(page.locator("#toast")).to_contain_text("second-to-last card")
+        expect(page.locator(ARMED)).to_have_count(0)
         version = page.locator("#table").get_attribute("data-version") or ""
         page.click("#draw")
         expect(page.locator("#table")).not_to_have_attribute("data-version", version)

@@ -38,11 +38,14 @@ export function movesMadeFor(log, seat, start = 0) {
   return log.slice(start).filter((e) => e.by === "stand_in" && e.seat === seat);
 }
 
+let dismissShown = null; // closes the notice on screen, with its listeners
+
 function showNotice(entries, name) {
-  document.getElementById("away")?.remove();
+  dismissShown?.();
   // it goes away with its button, Escape, or a click anywhere else (it never stands
   // between the player and the table)
   const dismiss = () => {
+    dismissShown = null;
     notice.remove();
     document.removeEventListener("pointerdown", outside, true);
     document.removeEventListener("keydown", escape, true);
@@ -51,10 +54,11 @@ function showNotice(entries, name) {
   const escape = (e) => { if (e.key === "Escape") dismiss(); };
   document.addEventListener("pointerdown", outside, true);
   document.addEventListener("keydown", escape, true);
+  dismissShown = dismiss;
   const close = h("button", { type: "button", class: "away-dismiss", onclick: dismiss }, t("away.dismiss"));
-  const notice = h("section", { id: "away", class: "away-notice", role: "status", "aria-labelledby": "away-title" },
+  const notice = h("section", { id: "away", class: "away-notice", role: "region", "aria-labelledby": "away-title" },
     h("h2", { id: "away-title" }, t("away.title")),
-    h("p", {}, t("away.intro")),
+    h("p", { role: "status" }, t("away.intro")),
     // (the heading says the computer made them: each line says only what was played)
     h("ul", { class: "away-moves" }, entries.map(({ by: _by, ...e }) => h("li", {}, describeEntry(e, name)))),
     close);

@@ -3,13 +3,14 @@
 
 import { cardName, rankOf, suitOf } from "./cards.js";
 import { t } from "./i18n.js";
+import { shownName } from "./names.js";
 
 /** The reason `code` cannot be played from `state` by `seat` (a string). */
 export function whyNot(code, state, seat, rules) {
   const view = state.view;
   if (view.step === "over") return t("why.round_over");
   if (view.step === "wait") return t("why.wait");
-  if (view.to_move !== seat) return t("why.not_your_turn", { name: view.players[view.to_move] ?? "" });
+  if (view.to_move !== seat) return t("why.not_your_turn", { name: shownName(view.players[view.to_move] ?? "") });
   if (view.step === "drawn") return t("why.drawn", { card: cardName(view.drawn) });
   if (view.pending) return t("why.pending", { n: view.pending });
   const top = view.top;

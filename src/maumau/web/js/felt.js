@@ -5,7 +5,7 @@
 import { cardBackSvg, cardFaceSvg, cardName, suitSvg } from "./cards.js";
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
-import { nameEl, tx } from "./names.js";
+import { nameEl, shownName, tx } from "./names.js";
 
 const CUE_MS = 2600;
 const ARROW = '<svg viewBox="0 0 100 100" aria-hidden="true"><path d="M50 12a38 38 0 1 1-36 26" fill="none" stroke="currentColor" stroke-width="7" stroke-linecap="round"/><path d="M4 30l10 10 12-10" fill="none" stroke="currentColor" stroke-width="7" stroke-linecap="round" stroke-linejoin="round"/></svg>';
@@ -68,10 +68,11 @@ export function renderFelt(table, view, cue) {
     : [t("felt.start_card")];
   const dir = view.direction === 1 ? "cw" : "ccw";
   const pileLabel = [`${t("table.top_card")}: ${cardName(view.top)}`];
-  if (last && last.play === view.top) pileLabel.push(t("felt.played_by_plain", { name: table.name(last.seat) }));
+  if (last && last.play === view.top) pileLabel.push(t("felt.played_by_plain", { name: shownName(table.name(last.seat)) }));
+  if (view.pending) pileLabel.push(`+${view.pending}`);
   if (under) {
     pileLabel.push(underBy
-      ? t("felt.before_by", { card: cardName(under), name: table.name(underBy.seat) })
+      ? t("felt.before_by", { card: cardName(under), name: shownName(table.name(underBy.seat)) })
       : t("felt.before", { card: cardName(under) }));
   }
   return h("div", { class: `felt ${cue ? `cue-${cue.kind}` : ""}` },
@@ -87,7 +88,7 @@ export function renderFelt(table, view, cue) {
         onclick: () => table.draw(),
       }),
       h("span", { class: "pile-label" }, tn("table.cards", view.stock_count))),
-    h("div", { class: "pile discard-pile", role: "group", "aria-label": pileLabel.join("; ") },
+    h("div", { class: "pile discard-pile", role: "img", "aria-label": pileLabel.join("; ") },
       h("div", { class: "stack" },
         under ? h("div", { class: "card under", id: "under-card", dataset: { card: under }, "aria-hidden": "true", html: cardFaceSvg(under) }) : null,
         h("div", {
@@ -97,12 +98,13 @@ export function renderFelt(table, view, cue) {
         view.pending ? h("span", { class: "pending", id: "pending" }, `+${view.pending}`) : null),
       h("span", { class: "pile-label played-by", id: "played-by", "aria-hidden": "true" }, topLine)),
     view.named_suit
-      ? h("div", { class: `named suit-${view.named_suit}`, id: "named-suit", role: "status" },
+      ? h("div", { class: `named suit-${view.named_suit}`, id: "named-suit" },
         h("span", { class: "named-symbol", html: suitSvg(view.named_suit) }),
         h("span", { class: "named-text" }, t("table.named", { suit: t(`suit.name.${view.named_suit}`) })))
       : null,
     cue
-      ? h("div", { class: `cue ${cue.kind}`, id: "cue", role: "status", dataset: { cue: cue.id } }, cue.nodes)
+      // (said by the log line the screen reader hears: see TableView.announce)
+      ? h("div", { class: `cue ${cue.kind}`, id: "cue", "aria-hidden": "true", dataset: { cue: cue.id } }, cue.nodes)
       : null,
   );
 }

@@ -42,7 +42,8 @@ export function renderMine(table, view) {
     rules.mau_penalty !== "off"
       ? h("button", {
         type: "button", id: "mau", class: `mau ${armed ? "armed" : ""}`,
-        "aria-pressed": String(armed), disabled: !offered, dataset: { focus: "mau" },
+        // not offered: it stays focusable and a press says when a call is made
+        "aria-pressed": String(armed), "aria-disabled": String(!offered), dataset: { focus: "mau" },
         title: offered ? t("mau.help") : t("mau.not_due"), onclick: () => table.toggleMau(),
       }, h("span", { class: "mau-word" }, word),
       h("span", { class: "mau-state", "aria-hidden": "true" }, armed ? t("mau.on") : ""),

@@ -53,12 +53,20 @@ export class MauArm {
 
   set(version) {
     this.version = version;
-    sessionStorage.setItem(this.key, JSON.stringify(version));
+    try {
+      sessionStorage.setItem(this.key, JSON.stringify(version));
+    } catch {
+      // no storage (a private window): the arm holds until a reload
+    }
   }
 
   clear() {
     this.version = null;
-    sessionStorage.removeItem(this.key);
+    try {
+      sessionStorage.removeItem(this.key);
+    } catch {
+      // no storage: nothing was kept
+    }
   }
 
   /** The call to send with a play from `state`: the due word if armed, else none. */

@@ -10,7 +10,7 @@ import { catchReason, describeEntry } from "./log.js";
 import { callOffered, dueWord, MauArm } from "./mau.js";
 import { renderSide, renderTicker, showNewest } from "./movelog.js";
 import { renderOpponents } from "./opponents.js";
-import { nameEl, tx } from "./names.js";
+import { nameEl, shownName, tx } from "./names.js";
 import { toast } from "./toast.js";
 
 const SHORTCUTS = { d: "draw", m: "mau", p: "pass", k: "pass" };
@@ -32,6 +32,8 @@ export class TableView {
 
   detach() {
     this.el = null;
+    this.handSize.disconnect();
+    this.watchedHand = null;
   }
 
   get state() {
@@ -87,7 +89,11 @@ export class TableView {
 
   toggleMau() {
     const button = this.el?.querySelector("#mau");
-    if (this.page.seat === null || !button || button.disabled) return;
+    if (this.page.seat === null || !button) return;
+    if (button.getAttribute("aria-disabled") === "true") {
+      toast(t("mau.not_due"));
+      return;
+    }
     this.mau.toggle(this.state);
     this.render(this.page.root);
   }
@@ -216,7 +222,7 @@ export class TableView {
     if (fresh.some((e) => "catch" in e)) return;
     // letting a player go out (a pass while the round waits) is this player's choice
     if (prev.step === "wait" && fresh.some((e) => e.seat === this.page.seat && "pass" in e)) return;
-    toast(t("catch.missed", { name: this.name(could) }));
+    toast(t("catch.missed", { name: shownName(this.name(could)) }));
   }
 
   statusLine(view) {
@@ -230,7 +236,10 @@ export class TableView {
     else if (this.page.info?.paused) text = t("turn.paused"); // nobody plays: the server waits
     else if (view.to_move === me && view.step === "drawn") text = t("turn.drawn");
     else if (view.step === "wait" && legal.some((a) => a.pass)) text = tx("turn.accept", { name: nameEl(view.players[view.catchable] ?? "") });
-    else if (catching) text = tx("turn.catch", { reason: catchReason(view, (s) => this.name(s)) });
+    else if (catching) {
+      const name = nameEl(view.players[view.catchable] ?? "");
+      text = tx("turn.catch", { reason: catchReason(view, (s) => this.name(s)), name });
+    }
     else if (view.to_move === me && view.pending) text = t("turn.you_pending", { n: view.pending });
     else if (view.to_move === me) text = hintSeen() ? t("turn.you") : t("hand.hint");
     else text = tx("turn.other", { name: nameEl(view.players[view.to_move]) });
