@@ -174,3 +174,18 @@ def test_a_skip_or_a_reversal_is_cued_on_the_felt(
         expect(page.locator("#log")).to_contain_text("skipped" if ranks == "8" else "direction")
     finally:
         table.close()
+
+
+def test_the_asked_for_suit_reads_naturally_and_large(browser: Browser, live_server: str) -> None:
+    table = make_table(live_server, NAMES, options={"draw_when_able": True})
+    try:
+        page = watch(table, browser, SIZES[0])
+        run(table, {0: keep_above(3), 1: preferring("J", keep_above(3)), 2: keep_above(3)})
+        named = page.locator("#named-suit")
+        expect(named).to_contain_text("Asked for:", timeout=30_000)
+        symbol = page.locator("#named-suit .named-symbol svg").bounding_box()
+        assert symbol is not None and symbol["height"] >= 20  # seen at a glance
+        text = named.inner_text()
+        assert any(suit in text for suit in ("clubs", "diamonds", "hearts", "spades")), text
+    finally:
+        table.close()
