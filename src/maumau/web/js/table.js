@@ -236,10 +236,7 @@ export class TableView {
     else if (this.page.info?.paused) text = t("turn.paused"); // nobody plays: the server waits
     else if (view.to_move === me && view.step === "drawn") text = t("turn.drawn");
     else if (view.step === "wait" && legal.some((a) => a.pass)) text = tx("turn.accept", { name: nameEl(view.players[view.catchable] ?? "") });
-    else if (catching) {
-      const name = nameEl(view.players[view.catchable] ?? "");
-      text = tx("turn.catch", { reason: catchReason(view, (s) => this.name(s)), name });
-    }
+    else if (catching) text = tx("turn.catch", { reason: catchReason(view, (s) => this.name(s)) });
     else if (view.to_move === me && view.pending) text = t("turn.you_pending", { n: view.pending });
     else if (view.to_move === me) text = hintSeen() ? t("turn.you") : t("hand.hint");
     else text = tx("turn.other", { name: nameEl(view.players[view.to_move]) });
