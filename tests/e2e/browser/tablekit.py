@@ -283,3 +283,41 @@ def preferring(ranks: str, fallback: Policy) -> Policy:
         return wanted[0] if wanted else fallback(state)
 
     return policy
+
+
+# --- positions after a round or a game ---------------------------------------------------
+
+
+def round_over(state: State) -> bool:
+    return bool(state["view"]["step"] == "over")
+
+
+def game_over(state: State) -> bool:
+    return bool(state["view"]["finished"])
+
+
+def after_first_round(base: str) -> Table:
+    """Two players after round 1 of a penalty game that cannot end in one round (limit
+    1000 is more than every card of the deck is worth); the next round waits."""
+    table = make_table(
+        base,
+        ["Ana", "Bo"],
+        "penalty-100",
+        options={"limit": 1000},
+        settings={"next_round_seconds": 600},
+    )
+    table.play_until({0: playing, 1: playing}, round_over)
+    return table
+
+
+def after_two_deals(base: str) -> Table:
+    """A finished game of exactly two deals (so its chart has two rounds)."""
+    table = make_table(
+        base,
+        ["Ana", "Bo"],
+        "penalty-100",
+        options={"scoring": "deals", "deals": 2},
+        settings={"next_round_seconds": 0},
+    )
+    table.play_until({0: playing, 1: playing}, game_over)
+    return table

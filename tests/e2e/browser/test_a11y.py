@@ -10,42 +10,16 @@ from collections.abc import Iterator
 import pytest
 from a11y import violations
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from tablekit import SIZES, Table, call, make_table, playing
+from tablekit import SIZES, Table, after_first_round, after_two_deals, call, make_table
 
 LANGUAGES = ("en", "de", "da", "sv")
-
-
-def finished(msg: dict[str, object]) -> bool:
-    view = msg["view"]
-    assert isinstance(view, dict)
-    return bool(view["finished"])
-
-
-def over(msg: dict[str, object]) -> bool:
-    view = msg["view"]
-    assert isinstance(view, dict)
-    return bool(view["step"] == "over")
 
 
 @pytest.fixture(scope="module")
 def tables(live_server: str) -> Iterator[dict[str, Table]]:
     playing_table = make_table(live_server, ["Ana", "Bo"], "standard")
-    round_table = make_table(
-        live_server,
-        ["Ana", "Bo"],
-        "penalty-100",
-        options={"limit": 1000},
-        settings={"next_round_seconds": 600},
-    )
-    round_table.play_until({0: playing, 1: playing}, over)
-    done = make_table(
-        live_server,
-        ["Ana", "Bo"],
-        "penalty-100",
-        options={"scoring": "deals", "deals": 2},
-        settings={"next_round_seconds": 0},
-    )
-    done.play_until({0: playing, 1: playing}, finished)
+    round_table = after_first_round(live_server)
+    done = after_two_deals(live_server)
     made = {"table": playing_table, "summary": round_table, "result": done}
     yield made
     for table in made.values():

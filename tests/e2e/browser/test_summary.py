@@ -12,52 +12,31 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from tablekit import SIZES, Table, make_table, playing
+from tablekit import (
+    SIZES,
+    Table,
+    after_first_round,
+    after_two_deals,
+    game_over,
+    make_table,
+    playing,
+)
 
 LANGUAGES = ("en", "de", "da", "sv")
 LOCALES = {"en": "en-US", "de": "de-DE", "da": "da-DK", "sv": "sv-SE"}
 SERIES_HEADERS = ["Player", "Cards left", "Value", "Round", "Total", "Won"]
 
 
-def over(msg: dict[str, object]) -> bool:
-    view = msg["view"]
-    assert isinstance(view, dict)
-    return bool(view["step"] == "over")
-
-
-def finished(msg: dict[str, object]) -> bool:
-    view = msg["view"]
-    assert isinstance(view, dict)
-    return bool(view["finished"])
-
-
 @pytest.fixture(scope="module")
 def round_table(live_server: str) -> Iterator[Table]:
-    """Two players after round 1 of a penalty game that cannot end in one round (limit
-    1000 is more than every card of the deck is worth); the next round waits."""
-    table = make_table(
-        live_server,
-        ["Ana", "Bo"],
-        "penalty-100",
-        options={"limit": 1000},
-        settings={"next_round_seconds": 600},
-    )
-    table.play_until({0: playing, 1: playing}, over)
+    table = after_first_round(live_server)
     yield table
     table.close()
 
 
 @pytest.fixture(scope="module")
 def deals_table(live_server: str) -> Iterator[Table]:
-    """A finished game of exactly two deals (so its chart has two rounds)."""
-    table = make_table(
-        live_server,
-        ["Ana", "Bo"],
-        "penalty-100",
-        options={"scoring": "deals", "deals": 2},
-        settings={"next_round_seconds": 0},
-    )
-    table.play_until({0: playing, 1: playing}, finished)
+    table = after_two_deals(live_server)
     yield table
     table.close()
 
@@ -66,7 +45,7 @@ def deals_table(live_server: str) -> Iterator[Table]:
 def single_table(live_server: str) -> Iterator[Table]:
     """A finished standard game: one deal."""
     table = make_table(live_server, ["Ana", "Bo"], "standard")
-    table.play_until({0: playing, 1: playing}, finished)
+    table.play_until({0: playing, 1: playing}, game_over)
     yield table
     table.close()
 
