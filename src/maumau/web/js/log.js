@@ -7,7 +7,8 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { nameEl, shownName, tx, txn } from "./names.js";
 
-function cardChip(code) {
+/** A card as a small chip: rank and suit, its name for screen readers. */
+export function cardChip(code) {
   return h("span", { class: `chip-card suit-${code[1]}` },
     h("span", { "aria-hidden": "true" }, rankLabel(code[0])),
     h("span", { html: suitSvg(code[1]) }),

@@ -1,9 +1,9 @@
 // The other players around the table: name, cards held, points, who is connected, who
 // moves, who just acted and what they did last, who led the round; the catch button.
 
-import { rankLabel, suitSvg } from "./cards.js";
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
+import { cardChip } from "./log.js";
 import { avatar, nameEl, tx } from "./names.js";
 
 /** The seats after `me` in seat order (all seats for a spectator). */
@@ -26,18 +26,12 @@ export function lastActor(log) {
   return null;
 }
 
-/** A small card chip: rank and suit. */
-function chip(code) {
-  return h("span", { class: `chip-card suit-${code[1]}` },
-    h("span", {}, rankLabel(code[0])), h("span", { html: suitSvg(code[1]) }));
-}
-
 /** What `seat` did last this round, in a few characters (a chip, "+2", "—"). */
 function lastMove(log, seat) {
   for (let i = log.length - 1; i >= 0; i--) {
     const e = log[i];
     if (e.seat !== seat) continue;
-    if ("play" in e) return { kind: "played", node: chip(e.play), label: t("opp.last_played") };
+    if ("play" in e) return { kind: "played", node: cardChip(e.play), label: t("opp.last_played") };
     if ("draw" in e) return { kind: "drew", node: `+${e.draw}`, label: tn("opp.last_drew", e.draw) };
     if ("penalty" in e) return { kind: "penalty", node: `+${e.penalty}`, label: tn("opp.last_penalty", e.penalty) };
     if ("pass" in e) return { kind: "passed", node: "—", label: t("opp.last_passed") };
