@@ -80,9 +80,13 @@ def _ip(text: str) -> Address | None:
     port, an IPv6 one in brackets), or ``None``."""
     text = text.strip()
     if text.startswith("["):  # [2001:db8::1]:443
-        text = text[1:].partition("]")[0]
+        text, bracket, port = text[1:].partition("]")
+        if not bracket or (port and not port[1:].isdigit()) or port[:1] not in ("", ":"):
+            return None
     elif text.count(":") == 1:  # 192.0.2.1:5678
-        text = text.partition(":")[0]
+        text, _, port = text.partition(":")
+        if not port.isdigit():
+            return None
     try:
         ip = ipaddress.ip_address(text)
     except ValueError:
