@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import logging
@@ -92,6 +91,14 @@ def add_commands(commands: Any) -> None:
         default=10.0,
         metavar="S",
         help="seconds a WebSocket has to say hello after it opened (default 10)",
+    )
+    serve.add_argument(
+        "--drain-seconds",
+        type=_positive,
+        default=10.0,
+        metavar="S",
+        help="on SIGTERM or Ctrl+C: seconds to finish the moves being made and let every "
+        "client go, told to reconnect, before what is left is cut (default 10)",
     )
     add_budget_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
@@ -192,10 +199,9 @@ def _count(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
+    from maumau.server.drain import serve
     from maumau.store import database_url
     from maumau.store.files import private_directory
 
@@ -234,21 +240,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(config)
     config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
-    class Server(uvicorn.Server):
-        """uvicorn's server, which first tells every player that the server is stopping
-        (``closed`` with ``server_stopping``) and only then drops the connections."""
-
-        async def shutdown(self, sockets: Any = None) -> None:
-            hub = getattr(app.state, "hub", None)
-            if hub is not None:
-                await hub.stop()
-                await asyncio.sleep(0.2)  # let the goodbyes be written
-            await super().shutdown(sockets)
-
     logging.getLogger("uvicorn.error").addFilter(_ClientFrameNotUtf8())
     tune_gc()
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a normal stop, as uvicorn.run
-        Server(config_).run()
+        serve(config_, app, args.drain_seconds)
     return 0
 
 

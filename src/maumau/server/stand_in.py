@@ -81,6 +81,8 @@ class StandIn:
         self.busy = False
         #: the hub's budget of computer play (``None``: unlimited, and no workers)
         self.budget: Budget | None = None
+        #: for good: the server is stopping (no computer move is planned any more)
+        self.halted = False
 
     # --- who plays ----------------------------------------------------------------------
 
@@ -102,7 +104,7 @@ class StandIn:
     def absent(self, seat: int) -> None:
         """A human seat lost its last connection: start its grace period."""
         grace = self.table.settings.grace_seconds
-        if grace is None or self.table.is_bot(seat) or seat in self.grace:
+        if grace is None or self.halted or self.table.is_bot(seat) or seat in self.grace:
             return
         loop = asyncio.get_running_loop()
         self.grace[seat] = loop.call_later(grace, self.take_over, seat)
@@ -169,6 +171,8 @@ class StandIn:
     def poke(self) -> None:
         """Plan the next computer move after a change (or nothing, if none is due)."""
         self.generation += 1
+        if self.halted:
+            return
         delay = self.plan()
         if delay is None:
             return
@@ -181,10 +185,17 @@ class StandIn:
             handle.cancel()
         self.grace.clear()
 
-    async def finish(self) -> None:
-        """:meth:`stop`, then wait for a move being made to be committed, so that the
-        store can be closed under nobody's feet."""
+    def halt(self) -> None:
+        """:meth:`stop` for good: no computer move is planned after this, whatever
+        changes (the server is stopping; another process, or this one started again,
+        plays on from the record)."""
+        self.halted = True
         self.stop()
+
+    async def finish(self) -> None:
+        """:meth:`halt`, then wait for a move being made to be committed, so that the
+        store can be closed under nobody's feet."""
+        self.halt()
         task = self.task
         if task is None or task.done():
             return
@@ -268,6 +279,8 @@ class StandIn:
                 self.busy = False
 
     def retry_later(self) -> None:
+        if self.halted:
+            return
         generation = self.generation + 1
         self.generation = generation
         self.task = asyncio.get_running_loop().create_task(self.run(RETRY_SECONDS, generation))
