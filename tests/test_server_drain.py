@@ -1,0 +1,196 @@
+"""A stop asked for (SIGTERM) drains: nothing acknowledged is lost, and every client is
+told to reconnect (``closed`` ``server_stopping``, then WebSocket close code 1012).
+
+One process stopped and started again under a live game; two processes on one
+PostgreSQL database, one of them stopped, its players going on at the other; and a
+client that never lets go, cut at the bound.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+import signal
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from test_server_live import Human, Server, check_finished, set_up, stored_client_ids
+from test_server_processes import servers, wait_for
+from test_server_processes import stored_client_ids as pg_client_ids
+
+__all__ = ["servers"]  # (the two-process fixture, used here too)
+
+#: what a client may be told while a server drains, besides its moves' usual refusals
+DRAIN_CODES = {"server_stopping", "conflict", "stale_version", "not_your_turn"}
+
+
+def moves_made(humans: list[Human], at_least: int) -> list[list[str]]:
+    assert wait_for(lambda: sum(len(h.acked) for h in humans) >= at_least, 60), [
+        (h.seat, h.errors[-3:], h.last) for h in humans
+    ]
+    return [list(h.acked) for h in humans]
+
+
+def told_to_reconnect(human: Human) -> bool:
+    """Whether ``human`` was told ``server_stopping``, then closed with 1012."""
+    return "server_stopping" in human.closed and 1012 in human.close_codes
+
+
+def terminate(server: Server) -> int:
+    """SIGTERM, and the exit status (the drain is bounded: generous for a loaded machine)."""
+    assert server.proc is not None
+    server.proc.send_signal(signal.SIGTERM)
+    return server.proc.wait(60)
+
+
+@pytest.fixture
+def drained(tmp_path: Path) -> Iterator[Server]:
+    server = Server(tmp_path / "data")
+    server.options = ["--drain-seconds", "5"]
+    server.start()
+    yield server
+    server.stop()
+
+
+def test_a_stopped_server_tells_everyone_and_loses_nothing(drained: Server) -> None:
+    server = drained
+    game_id, humans = set_up(server)
+    before = moves_made(humans, 12)
+    assert terminate(server) == 0, "a stop asked for is a normal exit"
+    for human in humans:
+        assert wait_for(lambda h=human: told_to_reconnect(h), 30), (human.closed, human.drops)
+    # every move acknowledged before the stop is stored, once
+    stored = stored_client_ids(server.data_dir, game_id)
+    for acked in before:
+        assert all(stored[a] == 1 for a in acked), (acked, stored)
+    server.start()  # the same data, the same port: the players come back and go on
+    check_finished(server, game_id, humans)
+    stored = stored_client_ids(server.data_dir, game_id)
+    assert all(n == 1 for n in stored.values()), "no move was applied twice"
+    for human, acked in zip(humans, before, strict=True):
+        assert set(acked) <= set(human.acked)
+        assert all(stored[a] == 1 for a in human.acked)
+        assert human.welcomes >= 2
+        assert {e["code"] for e in human.errors} <= DRAIN_CODES, human.errors
+
+
+def test_a_client_that_does_not_answer_the_close_does_not_hold_the_stop(
+    tmp_path: Path,
+) -> None:
+    """A client that reads nothing and never answers the close is sent its goodbye
+    and the close frame (1012) all the same, and the process exits normally."""
+    server = Server(tmp_path / "data")
+    server.options = ["--drain-seconds", "30", "--log-level", "info"]
+    server.log = tmp_path / "serve.log"
+    server.start()
+    try:
+        created = server.request("POST", "/api/games", {"name": "Ana", "preset": "standard"})
+        stuck = _stuck_client(server.port, created["game_id"], created["token"])
+        try:
+            assert terminate(server) == 0
+            received = b""
+            while chunk := stuck.recv(65536):
+                received += chunk
+        finally:
+            stuck.close()
+        assert b'"server_stopping"' in received
+        close = received.rindex(b"\x88")  # the close frame: its length, then its code
+        assert received[close + 2 : close + 4] == (1012).to_bytes(2, "big"), received
+        assert "draining: no new connections" in server.log.read_text()
+    finally:
+        server.stop()
+
+
+def _stuck_client(port: int, game_id: str, token: str) -> socket.socket:
+    """A WebSocket opened by hand that says hello, is welcomed, then reads nothing."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(
+        (
+            f"GET /ws/{game_id} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += sock.recv(4096)
+    assert reply.startswith(b"HTTP/1.1 101"), reply
+    payload = json.dumps({"type": "hello", "token": token}).encode()
+    mask = os.urandom(4)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    sock.sendall(bytes((0x81, 0x80 | len(payload))) + mask + masked)
+    seen = b""
+    while b"welcome" not in seen:
+        seen += sock.recv(65536)
+    return sock
+
+
+def test_players_of_a_stopped_process_go_on_at_the_other(
+    servers: list[Server], pg_db_url: str
+) -> None:
+    a, b = servers
+    body: dict[str, Any] = {
+        "name": "Ana",
+        "preset": "penalty-100",
+        "options": {"limit": 300},  # a few rounds: long enough to stop a process in
+        "settings": {"bot_delay_ms": 0, "next_round_seconds": 0},
+    }
+    created = a.request("POST", "/api/games", body)
+    game_id, host = created["game_id"], created["token"]
+    other = b.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+    for level in ("normal", "easy"):
+        a.request("POST", f"/api/games/{game_id}/bots", {"level": level}, host)
+    humans = [Human(a, game_id, host), Human(b, game_id, other)]  # one on each
+    for human in humans:
+        human.start()
+    assert wait_for(lambda: all(h.welcomes for h in humans))
+    b.request("POST", f"/api/games/{game_id}/start", None, host)
+    before = moves_made(humans, 12)
+    humans[0].server = b  # where Ana reconnects: as a proxy would fail over
+    assert terminate(a) == 0
+    assert wait_for(lambda: told_to_reconnect(humans[0]), 30), (humans[0].closed, humans[0].drops)
+    assert humans[1].closed == [], "the other process's player is not disturbed"
+    record = check_finished(b, game_id, humans)
+    stored = pg_client_ids(pg_db_url, game_id)
+    assert all(n == 1 for n in stored.values()), "no move was applied twice"
+    for human, acked in zip(humans, before, strict=True):
+        assert set(acked) <= set(human.acked)
+        assert all(stored[x] == 1 for x in human.acked)
+        assert {e["code"] for e in human.errors} <= DRAIN_CODES, human.errors
+    assert humans[0].welcomes >= 2 and humans[1].welcomes == 1
+    after = sum(1 for r in record["rounds"] for x in r["actions"])
+    assert after > sum(map(len, before)), "the game went on at the other process"
+
+
+def test_a_socket_opened_during_the_drain_is_told_to_reconnect(drained: Server) -> None:
+    """A connection that says hello once the drain began is not seated: it is told
+    ``server_stopping`` (if it is still open to hear it) and closed with 1012 (the
+    client reconnects elsewhere)."""
+    server = drained
+    created = server.request("POST", "/api/games", {"name": "Ana", "preset": "standard"})
+    url = f"ws://127.0.0.1:{server.port}/ws/{created['game_id']}"
+    with connect(url, open_timeout=5) as late, connect(url, open_timeout=5) as seated:
+        seated.send(json.dumps({"type": "hello", "token": created["token"]}))
+        assert json.loads(seated.recv(timeout=10))["type"] == "welcome"
+        assert server.proc is not None
+        server.proc.send_signal(signal.SIGTERM)
+        while json.loads(seated.recv(timeout=10))["type"] != "closed":
+            pass
+        with contextlib.suppress(ConnectionClosed):  # (it may be cut already)
+            late.send(json.dumps({"type": "hello", "token": None}))
+        seen = []
+        with pytest.raises(ConnectionClosed):
+            while True:
+                seen.append(json.loads(late.recv(timeout=10)))
+        assert all(m["type"] == "closed" and m["code"] == "server_stopping" for m in seen), seen
+        assert late.close_code == 1012
+    assert server.proc.wait(60) == 0
