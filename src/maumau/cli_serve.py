@@ -102,6 +102,12 @@ def add_commands(commands: Any) -> None:
     )
     add_budget_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default=None,
+        help="text (default) or json: one JSON object per line (also MAUMAU_LOG_FORMAT)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -202,9 +208,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
     from maumau.server.drain import serve
+    from maumau.server.logs import configure as configure_logs
+    from maumau.server.logs import log_format
     from maumau.store import database_url
     from maumau.store.files import private_directory
 
+    try:
+        log_as = log_format(args.log_format)
+    except ValueError as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     if args.database_url:
         try:
             database_url(args.database_url)
@@ -231,7 +244,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         header_seconds=args.header_seconds,
         **budget_settings(args),
     )
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    configure_logs(log_as, args.log_level)
     raise_file_limit()
     where = "the database given by --database-url" if args.database_url else str(data_dir)
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -264,6 +277,7 @@ def uvicorn_config(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=None,  # every record through the server's handler (maumau.server.logs)
         ws_max_size=64 * 1024,
         proxy_headers=False,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)

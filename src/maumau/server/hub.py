@@ -129,7 +129,7 @@ class Hub:
             try:
                 await self.referee(game_id)
             except Exception:
-                log.exception("table %s could not be resumed", game_id)
+                log.exception("table %s could not be resumed", game_id, extra={"table": game_id})
         return len(ids)
 
     # --- housekeeping -----------------------------------------------------------------
@@ -155,12 +155,14 @@ class Hub:
             try:
                 await self.store.set_status(table.id, "closed", self.clock())
             except StoreError as exc:
-                log.warning("table %s could not be closed: %s", table.id, exc)
+                log.warning(
+                    "table %s could not be closed: %s", table.id, exc, extra={"table": table.id}
+                )
                 return
             table.status = "closed"
             referee.close_all("table_closed", "the table was closed: nobody was connected")
         self.unload(referee)
-        log.info("table %s closed after its idle time", table.id)
+        log.info("table %s closed after its idle time", table.id, extra={"table": table.id})
 
     def unload(self, referee: Referee) -> None:
         referee.stand_in.stop()

@@ -312,7 +312,9 @@ class Referee:
                 "conflict", "another server process changed this game first; try again"
             )
         table.rebuild(table.steps())
-        log.warning("table %s: a step could not be stored: %s", table.id, exc)
+        log.warning(
+            "table %s: a step could not be stored: %s", table.id, exc, extra={"table": table.id}
+        )
         raise ServerError(
             "store_unavailable", "the database cannot be reached; nothing was changed"
         )
@@ -420,5 +422,7 @@ class Referee:
         try:
             await unbroken(self.store.set_status(table.id, "finished", self.clock()))
         except StoreError as exc:
-            log.warning("table %s: could not mark finished: %s", table.id, exc)
+            log.warning(
+                "table %s: could not mark finished: %s", table.id, exc, extra={"table": table.id}
+            )
         self.broadcast_lobby()

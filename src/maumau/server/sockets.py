@@ -180,7 +180,11 @@ async def receive(
     except ServerError as exc:
         conn.send(_error(exc.code, exc.message, action_id))
     except Exception:
-        log.exception("table %s: a message could not be handled", referee.table.id)
+        log.exception(
+            "table %s: a message could not be handled",
+            referee.table.id,
+            extra={"table": referee.table.id},
+        )
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 

@@ -267,14 +267,23 @@ class StandIn:
                 await self.move()
             except ServerError as exc:
                 if exc.code == "conflict":  # another process moved first: it was reloaded
-                    log.info("table %s: another process moved first", table.id)
+                    log.info(
+                        "table %s: another process moved first", table.id, extra={"table": table.id}
+                    )
                     self.poke()
                     return
-                log.warning("table %s: a computer move failed: %s", table.id, exc.message)
+                log.warning(
+                    "table %s: a computer move failed: %s",
+                    table.id,
+                    exc.message,
+                    extra={"table": table.id},
+                )
                 if exc.code == "store_unavailable":
                     self.retry_later()
             except Exception:
-                log.exception("table %s: a computer move crashed", table.id)
+                log.exception(
+                    "table %s: a computer move crashed", table.id, extra={"table": table.id}
+                )
             finally:
                 self.busy = False
 
@@ -337,5 +346,9 @@ class StandIn:
         try:
             return await self.budget.workers.decide("hard", view, legal)
         except Exception:
-            log.exception("table %s: a worker could not decide; the normal bot does", self.table.id)
+            log.exception(
+                "table %s: a worker could not decide; the normal bot does",
+                self.table.id,
+                extra={"table": self.table.id},
+            )
             return make_bot("normal", secrets.randbits(32)).choose(view, legal)
