@@ -205,6 +205,13 @@ def _count(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from maumau.server.dependencies import UnsupportedVersion, check
+
+    try:  # (before anything imports uvicorn's internals)
+        check()
+    except UnsupportedVersion as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
     from maumau.server.drain import serve
