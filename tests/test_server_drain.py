@@ -8,6 +8,7 @@ client that never lets go, cut at the bound.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
 import json
@@ -16,12 +17,17 @@ import signal
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
+from maumau.server.drain import drain
+from maumau.server.errors import ServerError
+from serverkit import create_table, hello, join, make_client, receive_until, start
 from test_server_live import Human, Server, check_finished, set_up, stored_client_ids
 from test_server_processes import servers, wait_for
 from test_server_processes import stored_client_ids as pg_client_ids
@@ -194,3 +200,40 @@ def test_a_socket_opened_during_the_drain_is_told_to_reconnect(drained: Server) 
         assert all(m["type"] == "closed" and m["code"] == "server_stopping" for m in seen), seen
         assert late.close_code == 1012
     assert server.proc.wait(60) == 0
+
+
+def test_a_commit_that_does_not_finish_holds_the_drain_no_longer_than_its_bound(
+    tmp_path: Path,
+) -> None:
+    """In-process: a table whose lock is never let go (a commit stuck on the database)
+    is told ``server_stopping`` all the same once the bound passes; after that the
+    table takes no move."""
+    with make_client(tmp_path) as client:
+        game_id, token = create_table(client, preset="standard")
+        join(client, game_id, "Ben")
+        start(client, game_id, token)
+        hub = client.app.state.hub
+        referee = hub.referees[game_id]
+        with client.websocket_connect(f"/ws/{game_id}") as ws:
+            hello(ws, token)
+            client.portal.call(referee.table.lock.acquire)  # never let go by the drain
+
+            async def stop() -> None:
+                loop = asyncio.get_running_loop()
+                await drain(hub, client.app.state.admission, loop.time() + 1)
+
+            client.portal.call(stop)  # (it returns: the bound)
+            seen = receive_until(ws, lambda m: m["type"] == "closed")
+            assert seen[-1]["code"] == "server_stopping"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                ws.receive_json()
+            assert closed.value.code == 1012
+        assert referee.stopped and referee.stand_in.halted
+        client.portal.call(referee.table.lock.release)
+        steps = referee.table.step_count
+        seated = SimpleNamespace(seat=0)
+        with pytest.raises(ServerError) as refused:
+            version = referee.table.version
+            client.portal.call(referee.act, seated, version, "late-1", {"draw": None})
+        assert refused.value.code == "server_stopping"
+        assert referee.table.step_count == steps
