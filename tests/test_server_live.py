@@ -49,6 +49,11 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def ws_url(self) -> str:
+        """Where the WebSockets go (a proxy in front has its own: tests/proxies.py)."""
+        return f"ws://127.0.0.1:{self.port}"
+
     def start(self) -> None:
         command = [sys.executable, "-m", "maumau", "serve", "--port", str(self.port)]
         command += ["--data-dir", str(self.data_dir), "--log-level", "warning"]
@@ -137,7 +142,7 @@ class Human(threading.Thread):
                 time.sleep(0.2)
 
     def session(self) -> None:
-        url = f"ws://127.0.0.1:{self.server.port}/ws/{self.game_id}"
+        url = f"{self.server.ws_url}/ws/{self.game_id}"
         with connect(url, open_timeout=5, **self.connect_options) as ws:
             ws.send(json.dumps({"type": "hello", "token": self.token}))
             acted_at = -1

@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import gc
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -101,6 +102,7 @@ def add_commands(commands: Any) -> None:
         "client go, told to reconnect, before what is left is cut (default 10)",
     )
     add_budget_arguments(serve)
+    add_proxy_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument(
         "--log-format",
@@ -158,6 +160,49 @@ def add_budget_arguments(serve: Any) -> None:
         metavar="N",
         help="records and replays one client address may ask for per minute (default 30)",
     )
+
+
+def add_proxy_arguments(serve: Any) -> None:
+    """Behind a reverse proxy (maumau.server.clients, deploy/)."""
+    serve.add_argument(
+        "--trusted-proxy",
+        metavar="ADDR|CIDR",
+        action="append",
+        help="a reverse proxy (address or network, comma-separated or repeated) whose "
+        "X-Forwarded-For / X-Forwarded-Proto name the client; default: none, or "
+        f"${TRUSTED_PROXIES_ENV}",
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="https://HOST[:PORT] the site is reached at: the links and QR codes point there "
+        f"instead of the request's Host (default: ${PUBLIC_URL_ENV})",
+    )
+
+
+#: the environment's settings of --trusted-proxy and --public-url (the options win)
+TRUSTED_PROXIES_ENV = "MAUMAU_TRUSTED_PROXIES"
+PUBLIC_URL_ENV = "MAUMAU_PUBLIC_URL"
+
+
+def proxy_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ServerConfig fields of :func:`add_proxy_arguments`, from the options or else
+    the environment; :class:`ValueError` names the one that is wrong."""
+    from maumau.server.clients import networks, public_url
+
+    trusted = args.trusted_proxy or [os.environ.get(TRUSTED_PROXIES_ENV, "")]
+    where = "--trusted-proxy" if args.trusted_proxy else f"${TRUSTED_PROXIES_ENV}"
+    try:
+        proxies = tuple(str(n) for n in networks(trusted))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    url = args.public_url or os.environ.get(PUBLIC_URL_ENV) or None
+    where = "--public-url" if args.public_url else f"${PUBLIC_URL_ENV}"
+    try:
+        public = None if url is None else public_url(url)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return {"trusted_proxies": proxies, "public_url": public}
 
 
 def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
@@ -231,6 +276,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"maumau serve: --database-url: {exc}", file=sys.stderr)
             return 2
+    try:
+        proxies = proxy_settings(args)
+    except ValueError as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     data_dir: Path = args.data_dir.resolve()
     try:
         private_directory(data_dir)
@@ -250,6 +300,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
         **budget_settings(args),
+        **proxies,
     )
     configure_logs(log_as, args.log_level)
     raise_file_limit()
@@ -288,7 +339,9 @@ def uvicorn_config(
         ws_max_size=64 * 1024,
         proxy_headers=False,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)
-        http=http_protocol(limits.header_seconds, limits.http_connections_per_address),
+        http=http_protocol(
+            limits.header_seconds, limits.http_connections_per_address, limits.trusted_proxies
+        ),
         ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
     )
 

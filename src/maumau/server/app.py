@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -22,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from maumau import __version__
 from maumau.server import routes, sockets
 from maumau.server.admission import Admission
+from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
 from maumau.server.headers import secure
@@ -50,7 +52,12 @@ class App(FastAPI):
     Every HTTP reply gets the security headers here, outside FastAPI's middleware, so
     that they are also on the replies of its outermost layer (a 500)."""
 
+    #: the trusted reverse proxies (none: every peer is the client)
+    proxies = Proxies(())
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.proxies and scope["type"] in ("http", "websocket"):
+            self.proxies.resolve(scope)  # the client's address, not the proxy's
         if scope["type"] == "websocket":
             match = sockets.SOCKET_PATH.fullmatch(scope["path"])
             if match is not None:
@@ -63,8 +70,10 @@ class App(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(config: ServerConfig | None = None) -> FastAPI:
+def create_app(config: ServerConfig | None = None) -> App:
     config = config or ServerConfig()
+    if config.public_url is not None:  # (ValueError: not a site's root)
+        config = replace(config, public_url=public_url(config.public_url))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -91,6 +100,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.proxies = Proxies(config.trusted_proxies)  # (ValueError: not an address)
     app.state.config = config
     app.state.create_limiter = AddressLimiter(config.tables_per_minute)
     app.state.admission = Admission(config.connections_per_address, config.connections_per_table)

@@ -21,6 +21,7 @@ from starlette.types import Message, Send
 
 from maumau.server import seating
 from maumau.server.admission import Admission, Place
+from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
 from maumau.server.connection import Connection
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
@@ -48,12 +49,16 @@ TYPES = ("hello", "action", "ping", "ready")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
-    """Browsers send Origin; a page from another site may not open a table's socket."""
+    """Browsers send Origin; a page from another site may not open a table's socket.
+    A page of this server is one whose origin is the ``Host`` asked for, or the
+    ``--public-url``'s (behind a proxy the Host may be another)."""
     origin = ws.headers.get("origin")
     if origin is None:
         return True
     if urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower():
         return True  # a page of this server
+    if config.public_url and origin_of(origin) == origin_of(config.public_url):
+        return True
     allowed = config.allowed_origins or ()
     return "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}
 
@@ -77,7 +82,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     place: Place | None = None
     try:
         try:
-            place = admission.enter(ws.client.host if ws.client else "unknown")
+            place = admission.enter(client_host(ws))
             referee = await hub.referee(game_id)
             place.join(referee.table.id)
             if hub.draining:  # (a socket that came in as the listener closed)
