@@ -2,8 +2,10 @@
 told to reconnect (``closed`` ``server_stopping``, then WebSocket close code 1012).
 
 One process stopped and started again under a live game; two processes on one
-PostgreSQL database, one of them stopped, its players going on at the other; and a
-client that never lets go, cut at the bound.
+PostgreSQL database, one of them stopped, its players going on at the other; a rolling
+restart of both behind nginx (``deploy/nginx/maumau-two.conf``, tests/proxies.py)
+during a game; a client that never answers the close; a commit that never finishes,
+cut at the bound.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from websockets.sync.client import connect
 
 from maumau.server.drain import drain
 from maumau.server.errors import ServerError
+from proxies import Nginx
 from serverkit import create_table, hello, join, make_client, receive_until, start
 from test_server_live import Human, Server, check_finished, set_up, stored_client_ids
 from test_server_processes import servers, wait_for
@@ -237,3 +240,74 @@ def test_a_commit_that_does_not_finish_holds_the_drain_no_longer_than_its_bound(
             client.portal.call(referee.act, seated, version, "late-1", {"draw": None})
         assert refused.value.code == "server_stopping"
         assert referee.table.step_count == steps
+
+
+@pytest.fixture
+def behind_nginx(tmp_path: Path, pg_db_url: str) -> Iterator[tuple[Server, Server, Nginx]]:
+    """Two game servers on one PostgreSQL database, behind nginx as deploy/ ships it."""
+    started: list[Server] = []
+    try:
+        for name in ("a", "b"):
+            server = Server(tmp_path / name, database_url=pg_db_url)
+            server.options = ["--trusted-proxy", "127.0.0.1", "--messages-per-second", "1000"]
+            server.start()
+            started.append(server)
+        a, b = started
+        with Nginx(tmp_path / "nginx", [a.port, b.port], "maumau-two.conf") as nginx:
+            yield a, b, nginx
+    finally:
+        for server in started:
+            server.stop()
+
+
+def test_a_rolling_restart_behind_nginx_loses_nothing_and_everyone_continues(
+    behind_nginx: tuple[Server, Server, Nginx], pg_db_url: str
+) -> None:
+    """Two humans (one on each process) and two bots play through nginx; process A is
+    stopped and started again, then B, while the game goes on.  The game ends; every
+    acknowledged move is in the record once; every human was told to reconnect and
+    went on (through nginx, at whichever process was up)."""
+    a, b, nginx = behind_nginx
+    body: dict[str, Any] = {
+        "name": "Ana",
+        "preset": "penalty-100",
+        "options": {"limit": 500},  # long enough for two restarts
+        "settings": {"bot_delay_ms": 0, "next_round_seconds": 0},
+    }
+    created = nginx.request("POST", "/api/games", body)
+    game_id, host = created["game_id"], created["token"]
+    other = nginx.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+    for level in ("normal", "easy"):
+        nginx.request("POST", f"/api/games/{game_id}/bots", {"level": level}, host)
+    humans = [Human(nginx, game_id, host), Human(nginx, game_id, other)]
+    for human in humans:
+        human.pace = 0.15  # (the bots move at once: the humans set the game's pace)
+        human.start()
+    assert wait_for(lambda: all(h.welcomes for h in humans))
+    assert (_connections(a), _connections(b)) == (1, 1)  # nginx: the fewest connections
+    nginx.request("POST", f"/api/games/{game_id}/start", None, host)
+    acked: list[list[str]] = []
+    for server in (a, b):
+        acked = moves_made(humans, sum(len(h.acked) for h in humans) + 10)
+        assert all(h.game_end is None for h in humans), "the game ended before the restart"
+        assert terminate(server) == 0
+        server.start()  # the same port: nginx sends it players again
+    for human in humans:
+        human.pace = 0.0  # both restarted: the game may end now
+    record = check_finished(nginx, game_id, humans)
+    stored = pg_client_ids(pg_db_url, game_id)
+    assert all(n == 1 for n in stored.values()), "no move was applied twice"
+    for human, before in zip(humans, acked, strict=True):
+        assert set(before) <= set(human.acked)
+        assert all(stored[x] == 1 for x in human.acked), "an acknowledged move was lost"
+        assert told_to_reconnect(human) and human.welcomes >= 2, (human.closed, human.welcomes)
+        assert {e["code"] for e in human.errors} <= DRAIN_CODES, human.errors
+    moves = sum(1 for r in record["rounds"] for x in r["actions"])
+    assert moves > sum(map(len, acked))
+    used = set(nginx.upstreams_used())
+    assert {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"} <= used, used
+
+
+def _connections(server: Server) -> int:
+    count: int = server.request("GET", "/api/health")["connections"]
+    return count

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.sync.client import connect
 
@@ -124,6 +124,9 @@ class Human(threading.Thread):
         self.quit = threading.Event()
         #: why each session ended before the game did
         self.drops: list[str] = []
+        #: seconds the player thinks before each move (0: none; a test may change it
+        #: while the game goes on)
+        self.pace = 0.0
         #: the codes of the ``closed`` messages, and the WebSocket close codes, received
         self.closed: list[str] = []
         self.close_codes: list[int] = []
@@ -135,7 +138,9 @@ class Human(threading.Thread):
         while self.game_end is None and not self.quit.is_set() and time.monotonic() < deadline:
             try:
                 self.session()
-            except (ConnectionClosed, OSError, TimeoutError) as exc:
+            # (InvalidStatus: a proxy answered the handshake with 502 or 503 while no
+            # server behind it was up; a browser reconnects after it as after a drop)
+            except (ConnectionClosed, InvalidStatus, OSError, TimeoutError) as exc:
                 if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
                     self.close_codes.append(exc.rcvd.code)
                 self.drops.append(repr(exc))
@@ -165,6 +170,8 @@ class Human(threading.Thread):
                         move = {"type": "action", "version": message["version"]}
                         move |= {"action_id": action_id, "action": message["legal"][0]}
                         last_move = json.dumps(move)
+                        if self.pace:
+                            time.sleep(self.pace)
                         ws.send(last_move)
                 elif kind == "error":
                     self.errors.append(message)
