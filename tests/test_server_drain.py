@@ -31,7 +31,7 @@ from maumau.server.drain import drain
 from maumau.server.errors import ServerError
 from proxies import Nginx
 from serverkit import create_table, hello, join, make_client, receive_until, start
-from test_server_live import Human, Server, check_finished, set_up, stored_client_ids
+from test_server_live import DEADLINE, Human, Server, check_finished, set_up, stored_client_ids
 from test_server_processes import servers, wait_for
 from test_server_processes import stored_client_ids as pg_client_ids
 
@@ -250,6 +250,8 @@ def behind_nginx(tmp_path: Path, pg_db_url: str) -> Iterator[tuple[Server, Serve
         for name in ("a", "b"):
             server = Server(tmp_path / name, database_url=pg_db_url)
             server.options = ["--trusted-proxy", "127.0.0.1", "--messages-per-second", "1000"]
+            server.options += ["--log-level", "info"]
+            server.log = tmp_path / f"{name}.log"
             server.start()
             started.append(server)
         a, b = started
@@ -291,21 +293,45 @@ def test_a_rolling_restart_behind_nginx_loses_nothing_and_everyone_continues(
         acked = moves_made(humans, sum(len(h.acked) for h in humans) + 10)
         assert all(h.game_end is None for h in humans), "the game ended before the restart"
         assert terminate(server) == 0
-        server.start()  # the same port: nginx sends it players again
+        server.start()  # the same port
+        # as an operator's rolling restart must: the next process is stopped only once
+        # nginx uses this one again (it leaves a refusing upstream out for its
+        # fail_timeout; stopping the other one sooner would leave it none for a moment)
+        assert wait_for(lambda s=server: _served_by(nginx, s), 30), "nginx never came back"
     for human in humans:
         human.pace = 0.0  # both restarted: the game may end now
+    for human in humans:
+        human.join(DEADLINE)
+    # (a player hears game_end before the process that made the last move has stored
+    # the status; the other process, asked just then, still reads "playing")
+    info = f"/api/games/{game_id}"
+    assert wait_for(lambda: nginx.request("GET", info)["status"] == "finished", 30)
     record = check_finished(nginx, game_id, humans)
     stored = pg_client_ids(pg_db_url, game_id)
     assert all(n == 1 for n in stored.values()), "no move was applied twice"
     for human, before in zip(humans, acked, strict=True):
         assert set(before) <= set(human.acked)
         assert all(stored[x] == 1 for x in human.acked), "an acknowledged move was lost"
-        assert told_to_reconnect(human) and human.welcomes >= 2, (human.closed, human.welcomes)
+        assert told_to_reconnect(human) and human.welcomes >= 2, (
+            human.closed,
+            human.welcomes,
+            human.close_codes,
+            human.drops,
+        )
         assert {e["code"] for e in human.errors} <= DRAIN_CODES, human.errors
     moves = sum(1 for r in record["rounds"] for x in r["actions"])
     assert moves > sum(map(len, acked))
     used = set(nginx.upstreams_used())
     assert {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"} <= used, used
+    refused = [line for line in nginx.access_log.read_text().splitlines() if '" 502 ' in line]
+    assert refused == [], "a client found no process up: " + "\n".join(refused[:3])
+
+
+def _served_by(nginx: Nginx, server: Server) -> bool:
+    """Whether nginx sends a request to ``server`` now (with the fewest connections,
+    a process just started gets the next one once nginx counts it in again)."""
+    nginx.request("GET", "/api/health")
+    return nginx.upstreams_used()[-1] == f"127.0.0.1:{server.port}"
 
 
 def _connections(server: Server) -> int:

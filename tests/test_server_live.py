@@ -172,7 +172,11 @@ class Human(threading.Thread):
                         last_move = json.dumps(move)
                         if self.pace:
                             time.sleep(self.pace)
-                        ws.send(last_move)
+                        try:
+                            ws.send(last_move)
+                        except ConnectionClosed:
+                            continue  # what came before the close is still to be read
+
                 elif kind == "error":
                     self.errors.append(message)
                     if message["code"] == "rate_limited" and last_move:
