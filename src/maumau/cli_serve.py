@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import logging
@@ -94,9 +93,23 @@ def add_commands(commands: Any) -> None:
         metavar="S",
         help="seconds a WebSocket has to say hello after it opened (default 10)",
     )
+    serve.add_argument(
+        "--drain-seconds",
+        type=_positive,
+        default=10.0,
+        metavar="S",
+        help="on SIGTERM or Ctrl+C: seconds to finish the moves being made and let every "
+        "client go, told to reconnect, before what is left is cut (default 10)",
+    )
     add_budget_arguments(serve)
     add_proxy_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default=None,
+        help="text (default) or json: one JSON object per line (also MAUMAU_LOG_FORMAT)",
+    )
     serve.set_defaults(handler=cmd_serve)
 
 
@@ -237,13 +250,26 @@ def _count(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from maumau.server.dependencies import UnsupportedVersion, check
 
+    try:  # (before anything imports uvicorn's internals)
+        check()
+    except UnsupportedVersion as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
+    from maumau.server.drain import serve
+    from maumau.server.logs import configure as configure_logs
+    from maumau.server.logs import log_format
     from maumau.store import database_url
     from maumau.store.files import private_directory
 
+    try:
+        log_as = log_format(args.log_format)
+    except ValueError as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     if args.database_url:
         try:
             database_url(args.database_url)
@@ -276,7 +302,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         **budget_settings(args),
         **proxies,
     )
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    configure_logs(log_as, args.log_level)
     raise_file_limit()
     where = "the database given by --database-url" if args.database_url else str(data_dir)
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -285,21 +311,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(config)
     config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
-    class Server(uvicorn.Server):
-        """uvicorn's server, which first tells every player that the server is stopping
-        (``closed`` with ``server_stopping``) and only then drops the connections."""
-
-        async def shutdown(self, sockets: Any = None) -> None:
-            hub = getattr(app.state, "hub", None)
-            if hub is not None:
-                await hub.stop()
-                await asyncio.sleep(0.2)  # let the goodbyes be written
-            await super().shutdown(sockets)
-
     logging.getLogger("uvicorn.error").addFilter(_ClientFrameNotUtf8())
     tune_gc()
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a normal stop, as uvicorn.run
-        Server(config_).run()
+        serve(config_, app, args.drain_seconds)
     return 0
 
 
@@ -320,6 +335,7 @@ def uvicorn_config(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=None,  # every record through the server's handler (maumau.server.logs)
         ws_max_size=64 * 1024,
         proxy_headers=False,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)

@@ -53,6 +53,9 @@ class Hub:
         #: documents (maumau.server.archive)
         self.budget = Budget(config, self.referees)
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
+        #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
+        #: new players
+        self.draining = False
 
     async def referee(self, game_id: str) -> Referee:
         """The referee of a table, loading it from the store if it is not live here."""
@@ -103,7 +106,9 @@ class Hub:
         referee = Referee(table, self.store, self.clock)
         referee.stand_in.budget = self.budget
         self.referees[table.id] = referee
-        if table.status == "playing":
+        if self.draining:  # (loaded by a late request: nothing is played here now)
+            referee.stand_in.halt()
+        elif table.status == "playing":
             referee.stand_in.start_absences()
             referee.stand_in.poke()
         return referee
@@ -124,7 +129,7 @@ class Hub:
             try:
                 await self.referee(game_id)
             except Exception:
-                log.exception("table %s could not be resumed", game_id)
+                log.exception("table %s could not be resumed", game_id, extra={"table": game_id})
         return len(ids)
 
     # --- housekeeping -----------------------------------------------------------------
@@ -150,12 +155,14 @@ class Hub:
             try:
                 await self.store.set_status(table.id, "closed", self.clock())
             except StoreError as exc:
-                log.warning("table %s could not be closed: %s", table.id, exc)
+                log.warning(
+                    "table %s could not be closed: %s", table.id, exc, extra={"table": table.id}
+                )
                 return
             table.status = "closed"
             referee.close_all("table_closed", "the table was closed: nobody was connected")
         self.unload(referee)
-        log.info("table %s closed after its idle time", table.id)
+        log.info("table %s closed after its idle time", table.id, extra={"table": table.id})
 
     def unload(self, referee: Referee) -> None:
         referee.stand_in.stop()
@@ -222,6 +229,16 @@ class Hub:
         if self.listener is not None:
             self.listener.start()
             self.heartbeat = loop.create_task(self.run_heartbeat())
+
+    def begin_drain(self) -> None:
+        """The server stops: no computer move, turn timer or takeover starts here
+        from now on, and no table is swept (a move being made is finished; see
+        :mod:`maumau.server.drain`)."""
+        self.draining = True
+        if self.sweeper is not None:
+            self.sweeper.cancel()
+        for referee in self.referees.values():
+            referee.stand_in.halt()
 
     async def stop(self) -> None:
         if self.heartbeat is not None:

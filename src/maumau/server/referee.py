@@ -58,6 +58,9 @@ class Referee:
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: me.catch_up(table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
+        #: the server is draining and this table is done here: no move is taken any more
+        #: (see :mod:`maumau.server.drain`)
+        self.stopped = False
 
     # --- connections ------------------------------------------------------------------
 
@@ -175,9 +178,11 @@ class Referee:
         self.broadcast_lobby()
         self.announce()
 
-    def close_all(self, code: str, message: str) -> None:
+    def close_all(self, code: str, message: str, close_code: int = 1000) -> None:
+        """Tell every connection ``closed`` (``code``, ``message``) and close it with the
+        WebSocket ``close_code``."""
         for conn in list(self.connections):
-            conn.close(Closed(code=code, message=message))
+            conn.close(Closed(code=code, message=message), close_code)
         self.connections.clear()
         self.presence.cancel()
         self.stand_in.stop()
@@ -228,6 +233,7 @@ class Referee:
         action = read_action(seat, dict(data), self.table.rules)
         table = self.table
         async with table.lock:
+            self.refuse_if_stopped()
             if conn.seat != seat:  # (seats change only in the lobby, where nobody acts)
                 raise ServerError("game_not_started", "the seats changed: no game is on")
             game = table.require_game()
@@ -242,6 +248,12 @@ class Referee:
                     f"this move was made at version {version}, the game is at {game.version}",
                 )
             await self.apply(seat, action, action_id, conn)
+
+    def refuse_if_stopped(self) -> None:
+        """A move that comes once the table is done here (the server is draining) is
+        refused, not taken: the client sends it again where it reconnects."""
+        if self.stopped:
+            raise ServerError("server_stopping", "the server is restarting; reconnect soon")
 
     async def apply(
         self,
@@ -300,7 +312,9 @@ class Referee:
                 "conflict", "another server process changed this game first; try again"
             )
         table.rebuild(table.steps())
-        log.warning("table %s: a step could not be stored: %s", table.id, exc)
+        log.warning(
+            "table %s: a step could not be stored: %s", table.id, exc, extra={"table": table.id}
+        )
         raise ServerError(
             "store_unavailable", "the database cannot be reached; nothing was changed"
         )
@@ -408,5 +422,7 @@ class Referee:
         try:
             await unbroken(self.store.set_status(table.id, "finished", self.clock()))
         except StoreError as exc:
-            log.warning("table %s: could not mark finished: %s", table.id, exc)
+            log.warning(
+                "table %s: could not mark finished: %s", table.id, exc, extra={"table": table.id}
+            )
         self.broadcast_lobby()

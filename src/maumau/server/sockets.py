@@ -24,6 +24,7 @@ from maumau.server.admission import Admission, Place
 from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
 from maumau.server.connection import Connection
+from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
@@ -84,9 +85,11 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
             place = admission.enter(client_host(ws))
             referee = await hub.referee(game_id)
             place.join(referee.table.id)
+            if hub.draining:  # (a socket that came in as the listener closed)
+                raise ServerError("server_stopping", GOODBYE)
         except ServerError as exc:
             await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
-            await ws.close(1008)
+            await ws.close(SERVICE_RESTART if exc.code == "server_stopping" else 1008)
             return
         limiter = TokenBucket(config.messages_per_second, config.message_burst)
         conn = Connection(ws, limiter, config.send_queue, send)
@@ -158,6 +161,9 @@ async def receive(
             if referee.table.status == "closed":
                 conn.close(Closed(code="table_closed", message="the table was closed"))
                 return
+            if referee.stopped or hub.draining:
+                conn.close(Closed(code="server_stopping", message=GOODBYE), SERVICE_RESTART)
+                return
             token = message.token
             # the token's seat is found and joined under the lock that every change of
             # the seats holds, so the position is the token's own when it is used
@@ -179,7 +185,11 @@ async def receive(
     except ServerError as exc:
         conn.send(_error(exc.code, exc.message, action_id))
     except Exception:
-        log.exception("table %s: a message could not be handled", referee.table.id)
+        log.exception(
+            "table %s: a message could not be handled",
+            referee.table.id,
+            extra={"table": referee.table.id},
+        )
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 

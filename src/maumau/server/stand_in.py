@@ -81,6 +81,8 @@ class StandIn:
         self.busy = False
         #: the hub's budget of computer play (``None``: unlimited, and no workers)
         self.budget: Budget | None = None
+        #: for good: the server is stopping (no computer move is planned any more)
+        self.halted = False
 
     # --- who plays ----------------------------------------------------------------------
 
@@ -102,7 +104,7 @@ class StandIn:
     def absent(self, seat: int) -> None:
         """A human seat lost its last connection: start its grace period."""
         grace = self.table.settings.grace_seconds
-        if grace is None or self.table.is_bot(seat) or seat in self.grace:
+        if grace is None or self.halted or self.table.is_bot(seat) or seat in self.grace:
             return
         loop = asyncio.get_running_loop()
         self.grace[seat] = loop.call_later(grace, self.take_over, seat)
@@ -169,6 +171,8 @@ class StandIn:
     def poke(self) -> None:
         """Plan the next computer move after a change (or nothing, if none is due)."""
         self.generation += 1
+        if self.halted:
+            return
         delay = self.plan()
         if delay is None:
             return
@@ -181,10 +185,17 @@ class StandIn:
             handle.cancel()
         self.grace.clear()
 
-    async def finish(self) -> None:
-        """:meth:`stop`, then wait for a move being made to be committed, so that the
-        store can be closed under nobody's feet."""
+    def halt(self) -> None:
+        """:meth:`stop` for good: no computer move is planned after this, whatever
+        changes (the server is stopping; another process, or this one started again,
+        plays on from the record)."""
+        self.halted = True
         self.stop()
+
+    async def finish(self) -> None:
+        """:meth:`halt`, then wait for a move being made to be committed, so that the
+        store can be closed under nobody's feet."""
+        self.halt()
         task = self.task
         if task is None or task.done():
             return
@@ -256,18 +267,29 @@ class StandIn:
                 await self.move()
             except ServerError as exc:
                 if exc.code == "conflict":  # another process moved first: it was reloaded
-                    log.info("table %s: another process moved first", table.id)
+                    log.info(
+                        "table %s: another process moved first", table.id, extra={"table": table.id}
+                    )
                     self.poke()
                     return
-                log.warning("table %s: a computer move failed: %s", table.id, exc.message)
+                log.warning(
+                    "table %s: a computer move failed: %s",
+                    table.id,
+                    exc.message,
+                    extra={"table": table.id},
+                )
                 if exc.code == "store_unavailable":
                     self.retry_later()
             except Exception:
-                log.exception("table %s: a computer move crashed", table.id)
+                log.exception(
+                    "table %s: a computer move crashed", table.id, extra={"table": table.id}
+                )
             finally:
                 self.busy = False
 
     def retry_later(self) -> None:
+        if self.halted:
+            return
         generation = self.generation + 1
         self.generation = generation
         self.task = asyncio.get_running_loop().create_task(self.run(RETRY_SECONDS, generation))
@@ -324,5 +346,9 @@ class StandIn:
         try:
             return await self.budget.workers.decide("hard", view, legal)
         except Exception:
-            log.exception("table %s: a worker could not decide; the normal bot does", self.table.id)
+            log.exception(
+                "table %s: a worker could not decide; the normal bot does",
+                self.table.id,
+                extra={"table": self.table.id},
+            )
             return make_bot("normal", secrets.randbits(32)).choose(view, legal)
