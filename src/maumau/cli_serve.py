@@ -94,8 +94,37 @@ def add_commands(commands: Any) -> None:
         help="seconds a WebSocket has to say hello after it opened (default 10)",
     )
     add_budget_arguments(serve)
+    add_metrics_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.set_defaults(handler=cmd_serve)
+
+
+def add_metrics_arguments(serve: Any) -> None:
+    """Where ``/metrics`` is served (docs/metrics.md): nowhere unless asked."""
+    serve.add_argument(
+        "--metrics-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics at /metrics on this port of --metrics-host, not on "
+        "the public port (default: no metrics)",
+    )
+    serve.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address of the metrics port (default 127.0.0.1: this machine only)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
+    return value
 
 
 def add_budget_arguments(serve: Any) -> None:
@@ -223,6 +252,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connections_per_table=args.connections_per_table,
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         **budget_settings(args),
     )
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")

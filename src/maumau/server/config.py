@@ -64,6 +64,10 @@ class ServerConfig:
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
     web_dir: Path = WEB_DIR
+    #: ``/metrics`` is served on this port of ``metrics_host`` (``None``: nowhere;
+    #: 0: a free port); never on the public one
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
 
     @property
     def url(self) -> str:
