@@ -24,7 +24,7 @@ from websockets.sync.client import connect
 from lab.ports import free_port
 from maumau.server.metrics import Tally
 from serverkit import create_table, hello, join, make_client, receive_until, start
-from test_server_live import Server, check_finished, set_up
+from test_server_live import Human, Server, check_finished, set_up
 
 Families = dict[str, Metric]
 
@@ -127,6 +127,48 @@ def test_no_metrics_port_unless_asked(tmp_path: Path) -> None:
         assert status_of(f"{server.url}/healthz") == 200
     finally:
         server.stop()
+
+
+def test_two_processes_on_postgresql_count_the_notify_lag(tmp_path: Path, pg_db_url: str) -> None:
+    """Players on two processes: each hears of the other's commits through change
+    notices, and counts how long they took; together the processes count every move
+    of the record once."""
+    servers = []
+    try:
+        for name in ("a", "b"):
+            server = Server(tmp_path / name, database_url=pg_db_url)
+            server.metrics_port = free_port()  # type: ignore[attr-defined]
+            server.options = ["--metrics-port", str(server.metrics_port)]  # type: ignore[attr-defined]
+            server.options += ["--messages-per-second", "1000"]
+            server.start()
+            servers.append(server)
+        a, b = servers
+        created = a.request(
+            "POST",
+            "/api/games",
+            {"name": "Ana", "preset": "standard", "settings": {"bot_delay_ms": 0}},
+        )
+        game_id, host = created["game_id"], created["token"]
+        other = b.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+        a.request("POST", f"/api/games/{game_id}/bots", {"level": "easy"}, host)
+        humans = [Human(a, game_id, host), Human(b, game_id, other)]
+        for human in humans:
+            human.start()
+        deadline = time.monotonic() + 30
+        while any(h.welcomes == 0 for h in humans) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        a.request("POST", f"/api/games/{game_id}/start", None, host)
+        record = check_finished(a, game_id, humans)
+        scraped = [scrape(s.metrics_port) for s in servers]  # type: ignore[attr-defined]
+    finally:
+        for server in servers:
+            server.stop()
+    moves = sum(len(r["actions"]) for r in record["rounds"])
+    assert sum(value(m, "maumau_moves_committed_total") for m in scraped) == moves
+    for metrics in scraped:
+        assert value(metrics, "maumau_listener_connected") == 1
+        assert value(metrics, "maumau_notify_lag_seconds_count") > 0
+        assert value(metrics, "maumau_notify_lag_seconds_sum") >= 0
 
 
 def test_a_stand_in_takeover_and_the_live_tables(tmp_path: Path) -> None:
