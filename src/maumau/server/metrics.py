@@ -73,7 +73,9 @@ class Counts:
         """A move was committed and its state sent to every connection, ``seconds``
         after it was handed to the store."""
         self.moves += 1
-        self.move_seconds.observe(seconds)
+        tally = self.move_seconds  # (Tally.observe, inlined: every move comes here)
+        tally.counts[bisect_left(tally.bounds, seconds)] += 1
+        tally.total += seconds
 
     def decided(self, level: str, seconds: float) -> None:
         """A computer player of ``level`` chose a move in ``seconds``."""
