@@ -10,6 +10,9 @@ tables (tables by state, connections).
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -211,3 +214,25 @@ def _version() -> str:
     from maumau import __version__
 
     return __version__
+
+
+def test_a_metrics_port_that_cannot_be_served_is_a_one_line_error(tmp_path: Path) -> None:
+    port = free_port()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        for options, expected in (
+            (["--metrics-port", str(busy)], f"127.0.0.1:{busy} cannot be bound"),
+            (["--metrics-port", str(port)], "must not be the public port"),
+            (["--metrics-port", "70000"], "a port is 0 to 65535"),
+        ):
+            serve = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
+            done = subprocess.run(
+                [*serve, "--data-dir", str(tmp_path / "data"), *options],
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 2, done.stderr
+            assert expected in done.stderr and "Traceback" not in done.stderr

@@ -234,6 +234,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         except ValueError as exc:
             print(f"maumau serve: --database-url: {exc}", file=sys.stderr)
             return 2
+    if args.metrics_port is not None:
+        from maumau.server.metrics_server import metrics_port_problem
+
+        problem = metrics_port_problem(args.metrics_host, args.metrics_port, args.port)
+        if problem is not None:
+            print(f"maumau serve: --metrics-port: {problem}", file=sys.stderr)
+            return 2
     data_dir: Path = args.data_dir.resolve()
     try:
         private_directory(data_dir)

@@ -91,15 +91,7 @@ class MetricsServer:
 
     async def start(self) -> None:
         """Bind and serve (``OSError`` naming the address if it cannot be bound)."""
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, self.port))
-        except OSError as exc:
-            sock.close()
-            where = f"{self.host}:{self.port}"
-            raise OSError(f"the metrics port {where} cannot be bound: {exc}") from None
+        sock = bound(self.host, self.port)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(
             metrics_app(self.registry),
@@ -126,6 +118,34 @@ class MetricsServer:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._task, 10)
         self._server = self._task = None
+
+
+def bound(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port``; ``OSError`` naming them if it cannot be."""
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+    except OSError as exc:
+        raise OSError(f"{host}:{port} cannot be bound: {exc}") from None
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"{_bracketed(host)}:{port} cannot be bound: {exc.strerror or exc}") from None
+    return sock
+
+
+def metrics_port_problem(host: str, port: int, public_port: int) -> str | None:
+    """Why ``maumau serve`` could not serve its metrics at ``host``:``port`` (checked
+    before it starts, for a one-line error), or ``None``."""
+    if port == public_port and port != 0:
+        return f"must not be the public port ({port}): the metrics are not for the public"
+    try:
+        bound(host, port).close()
+    except OSError as exc:
+        return str(exc)
+    return None
 
 
 def _bracketed(host: str) -> str:
