@@ -125,6 +125,7 @@ def test_healthz_and_readyz_in_process(tmp_path: Path) -> None:
         assert reply.headers["cache-control"] == "no-store"
         reply = client.get("/readyz")
         assert reply.status_code == 200, reply.text
+        assert client.head("/healthz").status_code == client.head("/readyz").status_code == 200
         client.app.state.readiness.stopping = True  # type: ignore[attr-defined]
         reply = client.get("/readyz")
         assert reply.status_code == 503

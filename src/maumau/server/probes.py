@@ -36,12 +36,12 @@ router = APIRouter()
 _NO_STORE = {"Cache-Control": "no-store"}
 
 
-@router.get("/healthz", include_in_schema=False)
+@router.api_route("/healthz", methods=["GET", "HEAD"], include_in_schema=False)
 async def healthz() -> JSONResponse:
     return JSONResponse({"status": "alive"}, headers=_NO_STORE)
 
 
-@router.get("/readyz", include_in_schema=False)
+@router.api_route("/readyz", methods=["GET", "HEAD"], include_in_schema=False)
 async def readyz(request: Request) -> JSONResponse:
     readiness: Readiness = request.app.state.readiness
     hub: Hub | None = getattr(request.app.state, "hub", None)
