@@ -103,6 +103,7 @@ def add_commands(commands: Any) -> None:
     )
     add_budget_arguments(serve)
     add_proxy_arguments(serve)
+    add_metrics_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     serve.add_argument(
         "--log-format",
@@ -111,6 +112,34 @@ def add_commands(commands: Any) -> None:
         help="text (default) or json: one JSON object per line (also MAUMAU_LOG_FORMAT)",
     )
     serve.set_defaults(handler=cmd_serve)
+
+
+def add_metrics_arguments(serve: Any) -> None:
+    """Where ``/metrics`` is served (docs/metrics.md): nowhere unless asked."""
+    serve.add_argument(
+        "--metrics-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics at /metrics on this port of --metrics-host, not on "
+        "the public port (default: no metrics)",
+    )
+    serve.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address of the metrics port (default 127.0.0.1: this machine only)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
+    return value
 
 
 def add_budget_arguments(serve: Any) -> None:
@@ -281,6 +310,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"maumau serve: {exc}", file=sys.stderr)
         return 2
+    if args.metrics_port is not None:
+        from maumau.server.metrics_server import metrics_port_problem
+
+        problem = metrics_port_problem(args.metrics_host, args.metrics_port, args.port)
+        if problem is not None:
+            print(f"maumau serve: --metrics-port: {problem}", file=sys.stderr)
+            return 2
     data_dir: Path = args.data_dir.resolve()
     try:
         private_directory(data_dir)
@@ -299,6 +335,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connections_per_table=args.connections_per_table,
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         **budget_settings(args),
         **proxies,
     )

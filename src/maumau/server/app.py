@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import routes, sockets
+from maumau.server import probes, routes, sockets
 from maumau.server.admission import Admission
 from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
@@ -29,6 +29,8 @@ from maumau.server.errors import ServerError
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
+from maumau.server.metrics import Counts
+from maumau.server.metrics_server import observing, registry_of
 from maumau.store import Store
 from maumau.store.files import private_directory
 
@@ -80,14 +82,15 @@ def create_app(config: ServerConfig | None = None) -> App:
         if config.database_url is None:
             private_directory(config.data_dir)
         store = await Store.open(config.url)
-        hub = Hub(store, config)
+        hub = Hub(store, config, metrics=app.state.metrics)
         app.state.hub = hub
         resumed = await hub.resume()
         if resumed:
             log.info("resumed %d unfinished table(s)", resumed)
         hub.start()
         try:
-            yield
+            async with observing(app):  # the metrics port, when there is one
+                yield
         finally:
             await hub.stop()
             await store.close()
@@ -104,20 +107,26 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.state.config = config
     app.state.create_limiter = AddressLimiter(config.tables_per_minute)
     app.state.admission = Admission(config.connections_per_address, config.connections_per_table)
+    app.state.metrics = metrics = Counts()
+    app.state.registry = registry_of(app)
+    app.state.readiness = probes.Readiness()
 
     @app.exception_handler(ServerError)
     async def server_error(request: Request, exc: ServerError) -> JSONResponse:
+        metrics.refused(exc.code)
         return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         if any(e.get("type") == "json_invalid" for e in errors):
+            metrics.refused("bad_json")
             return _error("bad_json", "the body is not valid JSON", 400)
         parts = []
         for error in errors[:3]:
             where = ".".join(str(p) for p in error["loc"] if p != "body") or "body"
             parts.append(f"{where}: {error['msg']}")
+        metrics.refused("bad_message")
         return _error("bad_message", "; ".join(parts), 400)
 
     @app.exception_handler(StarletteHTTPException)
@@ -125,10 +134,12 @@ def create_app(config: ServerConfig | None = None) -> App:
         code = {400: "bad_json", 404: "not_found", 405: "method_not_allowed"}.get(
             exc.status_code, "bad_message"
         )
+        metrics.refused(code)
         return _error(code, str(exc.detail), exc.status_code)
 
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, metrics=metrics)
     app.include_router(routes.router)
+    app.include_router(probes.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
     return app
 
@@ -140,9 +151,10 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
 class BodyLimit:
     """Refuse HTTP requests whose declared body is larger than ``limit`` bytes."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, metrics: Counts | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -178,4 +190,6 @@ class BodyLimit:
     async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 413 (built only when needed: most requests pass)."""
         message = f"a request body may be at most {self.limit} bytes"
+        if self.metrics is not None:
+            self.metrics.refused("message_too_large")
         await _error("message_too_large", message, 413)(scope, receive, send)

@@ -71,6 +71,10 @@ class ServerConfig:
     #: instead of the requests' ``Host``; pages of this origin may open WebSockets
     public_url: str | None = None
     web_dir: Path = WEB_DIR
+    #: ``/metrics`` is served on this port of ``metrics_host`` (``None``: nowhere;
+    #: 0: a free port); never on the public one
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
 
     @property
     def url(self) -> str:

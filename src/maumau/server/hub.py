@@ -19,6 +19,7 @@ from maumau.server.archive import Archive
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
+from maumau.server.metrics import Counts
 from maumau.server.referee import Referee
 from maumau.server.table import Table
 from maumau.server.tasks import quiet
@@ -38,16 +39,24 @@ class Hub:
     """Tables by id, each with its referee."""
 
     def __init__(
-        self, store: Store, config: ServerConfig, clock: Callable[[], float] = time.time
+        self,
+        store: Store,
+        config: ServerConfig,
+        clock: Callable[[], float] = time.time,
+        metrics: Counts | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        #: what ``/metrics`` shows (maumau.server.metrics)
+        self.metrics = metrics or Counts()
         self.referees: dict[str, Referee] = {}
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: other processes' changes to shared tables (PostgreSQL only)
         self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
+        if self.listener is not None:
+            self.listener.on_lag = self.metrics.notify_lag.observe
         self.heartbeat: asyncio.Task[None] | None = None
         #: what computer play may cost (maumau.server.budget), and finished games'
         #: documents (maumau.server.archive)
@@ -105,6 +114,7 @@ class Hub:
     def add(self, table: Table) -> Referee:
         referee = Referee(table, self.store, self.clock)
         referee.stand_in.budget = self.budget
+        referee.metrics = self.metrics
         self.referees[table.id] = referee
         if self.draining:  # (loaded by a late request: nothing is played here now)
             referee.stand_in.halt()

@@ -22,6 +22,7 @@ from maumau.engine.actions import Action
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.follow import Follower
+from maumau.server.metrics import UNCOUNTED
 from maumau.server.presence import Facts, PresenceNotices
 from maumau.server.protocol import (
     Ack,
@@ -50,6 +51,8 @@ class Referee:
         self.clock = clock
         self.connections: set[Connection] = set()
         self.stand_in = StandIn(self)
+        #: what ``/metrics`` counts (the hub's)
+        self.metrics = UNCOUNTED
         self.last_seen = max(table.last_active_at, table.created_at)
         #: other processes' connected seats: origin -> (seats, valid until, monotonic)
         self.remote: dict[str, tuple[frozenset[int], float]] = {}
@@ -271,12 +274,14 @@ class Referee:
             step = table.try_action(seat, action, client_id, by)
         except IllegalAction as exc:
             raise ServerError(exc.code, exc.message) from None
+        started = time.perf_counter()
         await self.commit(step)
         game = table.require_game()
         if game.round_over:
             table.ready.clear()
             table.round_ended_at = self.clock()
         self.broadcast_state(None if sender is None or client_id is None else (sender, client_id))
+        self.metrics.moved(time.perf_counter() - started)
         if game.round_over:
             self.round_ended(game)
         if game.finished:

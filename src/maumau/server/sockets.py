@@ -75,6 +75,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     config: ServerConfig = ws.app.state.config
     admission: Admission = ws.app.state.admission
     if not origin_allowed(ws, config):
+        hub.metrics.refused("bad_origin")
         await ws.close(code=1008, reason="bad_origin")  # before accept: HTTP 403
         return
     await ws.accept()
@@ -88,6 +89,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
             if hub.draining:  # (a socket that came in as the listener closed)
                 raise ServerError("server_stopping", GOODBYE)
         except ServerError as exc:
+            hub.metrics.refused(exc.code)
             await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
             await ws.close(SERVICE_RESTART if exc.code == "server_stopping" else 1008)
             return
@@ -99,7 +101,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
                 if conn.greeted:
                     message = await ws.receive()
                 else:
-                    message = await _before_hello(ws, conn, deadline, config)
+                    message = await _before_hello(ws, conn, deadline, config, hub)
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
@@ -122,7 +124,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
 
 
 async def _before_hello(
-    ws: WebSocket, conn: Connection, deadline: float, config: ServerConfig
+    ws: WebSocket, conn: Connection, deadline: float, config: ServerConfig, hub: Hub
 ) -> Message:
     """The next message of a socket that has not said hello yet, if it comes before
     ``deadline`` (the event loop's time); else the socket is told ``hello_timeout``
@@ -132,6 +134,7 @@ async def _before_hello(
             return await ws.receive()
     except TimeoutError:
         seconds = f"{config.hello_seconds:g}"
+        hub.metrics.refused("hello_timeout")
         conn.close(Closed(code="hello_timeout", message=f"no hello came within {seconds} s"))
         return {"type": "websocket.disconnect", "code": 1000}
 
@@ -141,9 +144,11 @@ async def receive(
 ) -> None:
     """Handle one text message from a client."""
     if not conn.limiter.allow():
+        hub.metrics.refused("rate_limited")
         conn.send(_error("rate_limited", "too many messages; slow down"))
         return
     if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
+        hub.metrics.refused("message_too_large")
         conn.send(_error("message_too_large", _too_large(config)))
         return
     action_id: str | None = None
@@ -172,6 +177,7 @@ async def receive(
                     (None, None) if token is None else await seating.hello_seat(referee, token)
                 )
                 referee.join(conn, seat, key)
+            hub.metrics.greeted(referee, key)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
@@ -183,6 +189,7 @@ async def receive(
         else:
             conn.send(Pong())
     except ServerError as exc:
+        hub.metrics.refused(exc.code)
         conn.send(_error(exc.code, exc.message, action_id))
     except Exception:
         log.exception(
@@ -190,6 +197,7 @@ async def receive(
             referee.table.id,
             extra={"table": referee.table.id},
         )
+        hub.metrics.refused("internal_error")
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 

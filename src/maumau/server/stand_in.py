@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 import weakref
 from collections.abc import Callable
 from typing import Protocol, cast
@@ -27,6 +28,7 @@ from maumau.bots import Bot, make_bot
 from maumau.engine import Action, Game, SeatView
 from maumau.server.budget import Budget
 from maumau.server.errors import ServerError
+from maumau.server.metrics import Counts
 from maumau.server.table import Table
 
 log = logging.getLogger("maumau.server")
@@ -41,6 +43,7 @@ class Host(Protocol):
 
     table: Table
     clock: Callable[[], float]
+    metrics: Counts
 
     def connected(self) -> set[int]: ...
 
@@ -121,6 +124,7 @@ class StandIn:
         if seat in self.referee.connected() or self.table.status in ("finished", "closed"):
             return
         self.table.stand_in.add(seat)
+        self.referee.metrics.took_over()
         self.referee.broadcast_lobby()
         if self.table.game is not None:
             self.referee.broadcast_state()
@@ -312,7 +316,9 @@ class StandIn:
             return
         for seat in self.catchers(game):
             self.offered = game.version
+            started = time.perf_counter()
             action = self.bot(seat).react(game.view(seat), game.legal_actions(seat))
+            referee.metrics.decided(self.level_of(seat), time.perf_counter() - started)
             if action is not None:
                 await referee.apply(seat, action, by=self.mover(seat))
                 return
@@ -324,10 +330,12 @@ class StandIn:
             self.poke()
             return
         view, legal = game.view(seat), game.legal_actions(seat)
-        if self.level_of(seat) == "hard" and len(legal) > 1:
+        level, started = self.level_of(seat), time.perf_counter()
+        if level == "hard" and len(legal) > 1:
             action = await self.think(seat, view, legal)
         else:
             action = self.bot(seat).choose(view, legal)
+        referee.metrics.decided(level, time.perf_counter() - started)
         await referee.apply(seat, action, by=self.mover(seat))
 
     def mover(self, seat: int) -> str | None:
