@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import routes, sockets
+from maumau.server import notices, routes, sockets
 from maumau.server.admission import Admission
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
@@ -119,6 +119,7 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
 
     app.add_middleware(BodyLimit)
     app.include_router(routes.router)
+    app.include_router(notices.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
     return app
 

@@ -19,6 +19,7 @@ from maumau.server.archive import Archive
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
+from maumau.server.notices import Notices
 from maumau.server.referee import Referee
 from maumau.server.table import Table
 from maumau.server.tasks import quiet
@@ -53,6 +54,8 @@ class Hub:
         #: documents (maumau.server.archive)
         self.budget = Budget(config, self.referees)
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
+        #: what ``maumau admin`` asks of this server (maumau.server.notices)
+        self.notices = Notices(self)
 
     async def referee(self, game_id: str) -> Referee:
         """The referee of a table, loading it from the store if it is not live here."""
@@ -219,11 +222,13 @@ class Hub:
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self.sweeper = loop.create_task(self.run_sweeper())
+        self.notices.start()
         if self.listener is not None:
             self.listener.start()
             self.heartbeat = loop.create_task(self.run_heartbeat())
 
     async def stop(self) -> None:
+        await self.notices.stop()
         if self.heartbeat is not None:
             self.heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

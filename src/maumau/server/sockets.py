@@ -161,6 +161,7 @@ async def receive(
                     (None, None) if token is None else await seating.hello_seat(referee, token)
                 )
                 referee.join(conn, seat, key)
+            hub.notices.greet(conn)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
