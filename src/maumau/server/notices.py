@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 from fastapi import APIRouter, Request
@@ -76,8 +77,7 @@ class Notices:
     async def poll(self) -> None:
         """Handle every notice made since the last one seen."""
         while True:
-            after = self.last
-            notices = await self.hub.store.read(lambda conn: sql.notices_after(conn, after))
+            notices = await self.hub.store.read(partial(sql.notices_after, after=self.last))
             for notice in notices:
                 self.last = notice.id
                 if notice.kind == "announce":

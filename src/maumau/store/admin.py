@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import delete, func, inspect, insert, select, text, update
+from sqlalchemy import delete, func, insert, inspect, select, text, update
 from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -70,9 +70,7 @@ class TableSummary:
             "id": self.id,
             "status": self.status,
             "preset": self.preset,
-            "players": [
-                {"name": p.name, "kind": p.kind, "level": p.level} for p in self.players
-            ],
+            "players": [{"name": p.name, "kind": p.kind, "level": p.level} for p in self.players],
             "steps": self.steps,
             "created_at": self.created_at,
             "last_active_at": self.last_active_at,
@@ -252,9 +250,7 @@ async def close_table(conn: AsyncConnection, game_id: str, words: str, now: floa
     """Close the live table ``game_id`` and leave a ``close`` notice with the reason
     ``words``; the table's status before.  :class:`UnknownGame` if there is no such
     table; ``ValueError`` if it has ended already."""
-    row = (
-        await conn.execute(select(games.c.status).where(games.c.id == game_id))
-    ).one_or_none()
+    row = (await conn.execute(select(games.c.status).where(games.c.id == game_id))).one_or_none()
     if row is None:
         raise UnknownGame(f"there is no table {game_id!r}")
     if row.status not in LIVE:

@@ -18,16 +18,18 @@ import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
+from typing import IO
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
 
 from maumau.store.files import COMPANIONS, FILE_MODE, private_database
+from maumau.store.notify import APPLICATION
 from maumau.store.urls import database_url, redact, sqlite_file
 
-#: the listening connection's application_name (maumau.store.notify.APPLICATION): a
-#: PostgreSQL database with one of these connected is served by a running server
-LISTENER = "maumau-listener"
+#: a PostgreSQL database with a connection of this application_name is served by a
+#: running server (its change-notice listener)
+LISTENER = APPLICATION
 
 
 class BackupError(Exception):
@@ -49,7 +51,7 @@ def private_temporary(target: Path) -> Iterator[Path]:
             temporary.unlink()
 
 
-def _publish(temporary: Path, target: Path) -> None:
+def publish(temporary: Path, target: Path) -> None:
     """Make ``temporary`` durable and rename it onto ``target``."""
     with open(temporary, "rb") as handle:
         os.fsync(handle.fileno())
@@ -91,7 +93,7 @@ def backup_sqlite(source: Path, target: Path) -> None:
             _sqlite_copy(source, temporary)
         except sqlite3.Error as exc:
             raise BackupError(f"{source} could not be copied: {exc}") from exc
-        _publish(temporary, target)
+        publish(temporary, target)
 
 
 def sqlite_in_use(path: Path) -> bool:
@@ -167,7 +169,7 @@ def restore_sqlite(source: Path, target: Path, force: bool) -> int:
         for suffix in COMPANIONS:  # the old database's journal must not meet the new one
             with contextlib.suppress(FileNotFoundError):
                 target.with_name(target.name + suffix).unlink()
-        _publish(temporary, target)
+        publish(temporary, target)
     return restored
 
 
@@ -195,8 +197,12 @@ def _program(name: str) -> str:
     return found
 
 
-def _run(command: list[str], env: dict[str, str], what: str, url: str, **kw: object) -> None:
-    done = subprocess.run(command, env=env, capture_output=True, check=False, **kw)  # type: ignore[call-overload]
+def _run(
+    command: list[str], env: dict[str, str], what: str, url: str, stdout: IO[bytes] | None = None
+) -> None:
+    done = subprocess.run(
+        command, env=env, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
     if done.returncode != 0:
         message = done.stderr.decode(errors="replace").strip().splitlines()
         detail = message[-1] if message else f"exit status {done.returncode}"
@@ -210,7 +216,7 @@ def backup_postgresql(url: str, target: Path) -> None:
     with private_temporary(target) as temporary:
         with open(temporary, "wb") as out:
             _run([program, "--format=custom", "--no-owner", dsn], env, "pg_dump", url, stdout=out)
-        _publish(temporary, target)
+        publish(temporary, target)
 
 
 def restore_postgresql(url: str, source: Path, force: bool, games: int, servers: int) -> None:
@@ -227,10 +233,10 @@ def restore_postgresql(url: str, source: Path, force: bool, games: int, servers:
             "(its games are lost), or into an empty database"
         )
     dsn, env = libpq(url)
+    # --clean: the tables a server made (empty, or --force) give way to the backup's
     command = [program, "--no-owner", "--single-transaction", "--exit-on-error"]
-    if games or force:
-        command += ["--clean", "--if-exists"]
-    _run([*command, "--dbname", dsn, str(source)], env, "pg_restore", url)
+    command += ["--clean", "--if-exists", "--dbname", dsn, str(source)]
+    _run(command, env, "pg_restore", url)
 
 
 def is_sqlite(url: str) -> Path | None:

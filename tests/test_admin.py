@@ -1,0 +1,344 @@
+"""``maumau backup``, ``restore`` and ``admin`` against a real ``maumau serve`` process,
+on SQLite and on PostgreSQL.
+
+Each test plays a short game to its end (two humans, two bots) and leaves a second one
+running (a human's turn that nobody takes), then works on the database as an operator
+would: a backup while the server runs, a wipe, a restore; records exported and checked
+by ``maumau verify`` and ``maumau record replay``; a purge; the live tables listed, an
+announcement and a close seen by a connected WebSocket client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import text
+from websockets.sync.client import ClientConnection, connect
+
+from maumau.cli import main
+from maumau.store import database_url
+from maumau.store.connect import make_engine
+from maumau.store.urls import sqlite_file
+from pg import pg_admin, run_sync
+from test_server_live import DEADLINE, Human, Server
+
+TABLES = ("games", "seats", "steps", "removed_seats", "exports", "admin_notices")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the store's tables, in a stable order."""
+
+    async def read() -> dict[str, list[tuple[Any, ...]]]:
+        engine = make_engine(database_url(url))
+        try:
+            async with engine.connect() as conn:
+                rows = {}
+                for table in TABLES:
+                    result = await conn.execute(text(f"SELECT * FROM {table}"))
+                    rows[table] = sorted((tuple(map(repr, row)) for row in result), key=str)
+                return rows
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(read())
+
+
+def wipe(url: str) -> None:
+    path = sqlite_file(database_url(url))
+    if path is not None:
+        for suffix in ("", "-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        return
+    run_sync(pg_admin(url, "DROP SCHEMA public CASCADE", "CREATE SCHEMA public"))
+
+
+def finished_game(server: Server) -> str:
+    """A standard game of two humans and two bots, played to its end."""
+    created = server.request(
+        "POST",
+        "/api/games",
+        {"name": "Ana", "settings": {"bot_delay_ms": 0, "next_round_seconds": 0}},
+    )
+    game_id, host = created["game_id"], created["token"]
+    other = server.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+    for level in ("normal", "easy"):
+        server.request("POST", f"/api/games/{game_id}/bots", {"level": level}, host)
+    humans = [Human(server, game_id, host), Human(server, game_id, other)]
+    for human in humans:
+        human.start()
+    deadline = time.monotonic() + 30
+    while any(h.welcomes == 0 for h in humans) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.request("POST", f"/api/games/{game_id}/start", None, host)
+    for human in humans:
+        human.join(DEADLINE)
+        assert human.game_end is not None, "the game did not end"
+    assert server.request("GET", f"/api/games/{game_id}")["status"] == "finished"
+    return game_id
+
+
+def running_game(server: Server) -> str:
+    """Two humans, started; the host moves once and leaves, and the game waits for the
+    other, who never comes (no stand-in: grace_seconds is null)."""
+    settings = {"grace_seconds": None, "bot_delay_ms": 0}
+    created = server.request("POST", "/api/games", {"name": "Cleo", "settings": settings})
+    game_id, host = created["game_id"], created["token"]
+    server.request("POST", f"/api/games/{game_id}/seats", {"name": "Dan"})
+    server.request("POST", f"/api/games/{game_id}/start", None, host)
+    human = Human(server, game_id, host)
+    human.start()
+    deadline = time.monotonic() + DEADLINE
+    while not human.acked and time.monotonic() < deadline:
+        time.sleep(0.05)
+    human.quit.set()
+    assert human.acked, "the host's first move was never acknowledged"
+    assert server.request("GET", f"/api/games/{game_id}")["status"] == "playing"
+    return game_id
+
+
+@pytest.fixture
+def served(tmp_path: Path, db_url: str) -> Iterator[tuple[Server, str]]:
+    """A server on a fresh database of each kind."""
+    if db_url.startswith("sqlite"):
+        Path(db_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    server = Server(tmp_path / "data", database_url=db_url)
+    server.options = ["--messages-per-second", "1000"]
+    server.start()
+    try:
+        yield server, db_url
+    finally:
+        server.stop()
+
+
+def receive(ws: ClientConnection, kind: str, seconds: float = 60) -> dict[str, Any]:
+    """The next message of type ``kind`` (others are skipped)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, f"no {kind} message came"
+        message = json.loads(ws.recv(timeout=left))
+        if message["type"] == kind:
+            return message  # type: ignore[no-any-return]
+
+
+@contextlib.contextmanager
+def watch(server: Server, game_id: str) -> Iterator[ClientConnection]:
+    """A spectator's socket at ``game_id``, welcomed."""
+    with connect(f"ws://127.0.0.1:{server.port}/ws/{game_id}", open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "token": None}))
+        receive(ws, "welcome")
+        yield ws
+
+
+# --- backup and restore ------------------------------------------------------------------
+
+
+def test_backup_wipe_restore_gives_back_every_game(
+    served: tuple[Server, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, url = served
+    finished, playing = finished_game(server), running_game(server)
+    record = server.request("GET", f"/api/games/{finished}/record")
+    backup = tmp_path / "backup.db"
+    status, out, err = run(capsys, "backup", "--to", str(backup), "--database-url", url)
+    assert status == 0, err
+    assert str(backup) in out
+    assert stat.S_IMODE(backup.stat().st_mode) == 0o600  # seeds and token hashes
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
+    before = snapshot(url)
+    assert {row[0] for row in before["games"]} >= {repr(finished), repr(playing)}
+
+    # a server running on the database: refused
+    status, _, err = run(capsys, "restore", "--from", str(backup), "--database-url", url)
+    assert status == 2 and "running" in err, err
+    server.stop()
+    # a database holding games: refused without --force
+    status, _, err = run(capsys, "restore", "--from", str(backup), "--database-url", url)
+    assert status == 2 and "--force" in err and "game(s)" in err, err
+
+    wipe(url)
+    status, out, err = run(capsys, "restore", "--from", str(backup), "--database-url", url)
+    assert status == 0, err
+    assert snapshot(url) == before
+
+    # and over the games, with --force
+    status, _, err = run(capsys, "restore", "--from", str(backup), "--database-url", url, "--force")
+    assert status == 0, err
+    assert snapshot(url) == before
+
+    server.start()  # the restored database serves both games as they were
+    assert server.request("GET", f"/api/games/{finished}/record") == record
+    assert server.request("GET", f"/api/games/{playing}")["status"] == "playing"
+
+
+def test_restore_refuses_what_is_not_a_backup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not a database at all" * 100)
+    status, _, err = run(capsys, "restore", "--from", str(junk), "--data-dir", str(tmp_path))
+    assert status == 2 and "not a maumau SQLite backup" in err, err
+    status, _, err = run(
+        capsys, "restore", "--from", str(tmp_path / "missing.db"), "--data-dir", str(tmp_path)
+    )
+    assert status == 2 and "missing.db" in err, err
+    status, _, err = run(capsys, "backup", "--to", str(junk), "--data-dir", str(tmp_path / "x"))
+    assert status == 2 and "maumau.sqlite3" in err, err
+    assert junk.read_bytes().startswith(b"not a database")  # a failed backup left it
+
+
+# --- export and purge --------------------------------------------------------------------
+
+
+def test_export_and_purge_write_records_that_verify_and_replay(
+    served: tuple[Server, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, url = served
+    finished, playing = finished_game(server), running_game(server)
+    served_record = server.request("GET", f"/api/games/{finished}/record")
+    unstarted = server.request("POST", "/api/games", {"name": "Eve"})["game_id"]
+    status, _, err = run(capsys, "admin", "close", unstarted, "--database-url", url)
+    assert status == 0, err
+
+    out = tmp_path / "records"
+    status, text_out, err = run(capsys, "admin", "export", "--out", str(out), "--database-url", url)
+    assert status == 0, err
+    # the finished game only: a running game's record would reveal its seed, and the
+    # closed table never started
+    assert sorted(p.name for p in out.iterdir()) == [f"{finished}.json"]
+    assert "1 record(s)" in text_out
+    exported = out / f"{finished}.json"
+    assert json.loads(exported.read_text()) == served_record
+    assert stat.S_IMODE(exported.stat().st_mode) == 0o600
+    assert run(capsys, "verify", str(exported))[0] == 0
+    assert run(capsys, "record", "replay", str(exported))[0] == 0
+
+    tomorrow = (datetime.now(UTC) + timedelta(days=1)).date().isoformat()
+    yesterday = (datetime.now(UTC) - timedelta(days=1)).date().isoformat()
+    purge = ("admin", "purge", "--database-url", url, "--finished-before")
+    status, _, err = run(capsys, *purge, tomorrow)
+    assert status == 2 and "--export" in err and "--no-export" in err, err
+    status, _, err = run(capsys, *purge, "last week", "--no-export")
+    assert status == 2 and "'last week'" in err, err
+    status, said, err = run(capsys, *purge, tomorrow, "--no-export", "--dry-run")
+    assert status == 0 and "2 game(s) would be purged" in said, (said, err)
+    status, said, err = run(capsys, *purge, yesterday, "--export", str(tmp_path / "none"))
+    assert status == 0 and "0 game(s) purged" in said, (said, err)
+    assert len(snapshot(url)["games"]) == 3
+
+    kept = tmp_path / "kept"
+    status, said, err = run(capsys, *purge, tomorrow, "--export", str(kept))
+    assert status == 0 and "2 game(s) purged; 1 record(s) written" in said, (said, err)
+    assert (kept / f"{finished}.json").read_bytes() == exported.read_bytes()
+    rows = snapshot(url)
+    assert [row[0] for row in rows["games"]] == [repr(playing)]  # the live game is kept
+    assert {row[0] for row in rows["steps"]} == {repr(playing)}
+    assert rows["exports"] == []
+    assert server.request("GET", f"/api/games/{playing}")["status"] == "playing"
+
+
+# --- tables, announce, close -------------------------------------------------------------
+
+
+def test_tables_announce_and_close_reach_the_running_server(
+    served: tuple[Server, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server, url = served
+    playing = running_game(server)
+    lobby = server.request("POST", "/api/games", {"name": "Fay"})["game_id"]
+    server.request("POST", f"/api/games/{lobby}/seats", {"name": "Gus"})
+
+    status, out, err = run(capsys, "admin", "tables", "--json", "--database-url", url)
+    assert status == 0, err
+    listed = {table["id"]: table for table in json.loads(out)["tables"]}
+    assert set(listed) == {playing, lobby}
+    assert listed[playing]["status"] == "playing" and listed[playing]["steps"] >= 2
+    assert [(p["name"], p["kind"]) for p in listed[lobby]["players"]] == [
+        ("Fay", "human"),
+        ("Gus", "human"),
+    ]
+    status, out, err = run(capsys, "admin", "tables", "--database-url", url)
+    assert status == 0 and playing in out and "Cleo (human)" in out, err
+
+    with watch(server, playing) as watcher:
+        announced = announce_and_close(server, url, playing, lobby, watcher, capsys)
+    assert server.request("GET", f"/api/games/{playing}")["status"] == "closed"
+    status, out, _ = run(capsys, "admin", "tables", "--json", "--database-url", url)
+    assert [t["id"] for t in json.loads(out)["tables"]] == [lobby]
+
+    with watch(server, lobby) as late:  # a client that comes later is told too
+        assert receive(late, "announcement")["text"] == announced
+        status, _, err = run(capsys, "admin", "announce", "--clear", "--database-url", url)
+        assert status == 0, err
+        assert receive(late, "announcement")["text"] == ""
+    assert server.request("GET", "/api/announcement")["text"] == ""
+
+    # wrong ids and input: exit status 2, naming what was wrong
+    status, _, err = run(capsys, "admin", "close", "nosuchtable", "--database-url", url)
+    assert status == 2 and "nosuchtable" in err, err
+    status, _, err = run(capsys, "admin", "close", playing, "--database-url", url)
+    assert status == 2 and "ended already" in err, err
+    status, _, err = run(capsys, "admin", "announce", "x" * 501, "--database-url", url)
+    assert status == 2 and "at most 500" in err, err
+
+
+def test_a_wrong_database_is_named_and_nothing_is_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pg_url: str
+) -> None:
+    status, _, err = run(capsys, "admin", "tables", "--data-dir", str(tmp_path / "nothing"))
+    assert status == 2 and str(tmp_path / "nothing" / "maumau.sqlite3") in err, err
+    assert not (tmp_path / "nothing").exists()
+    status, _, err = run(capsys, "admin", "tables", "--database-url", "mysql://h/db")
+    assert status == 2 and "mysql" in err, err
+    wrong = pg_url.rsplit("/", 1)[0] + "/no_such_database"
+    status, _, err = run(capsys, "admin", "announce", "hi", "--database-url", wrong)
+    assert status == 2 and "no_such_database" in err, err
+    # a PostgreSQL database that is not maumau's is left as it is
+    status, _, err = run(capsys, "admin", "tables", "--database-url", pg_url)
+    assert status == 2 and "no games table" in err, err
+    assert os.environ.get("PGPASSWORD") is None or "PGPASSWORD" not in err
+
+
+def announce_and_close(
+    server: Server,
+    url: str,
+    playing: str,
+    lobby: str,
+    watcher: ClientConnection,
+    capsys: pytest.CaptureFixture[str],
+) -> str:
+    """Announce, and close the table ``watcher`` watches: it sees both."""
+    words = "Maintenance <b>at 10:00</b>"
+    status, _, err = run(
+        capsys, "admin", "announce", words, "--expires-in", "30", "--database-url", url
+    )
+    assert status == 0, err
+    seen = receive(watcher, "announcement")
+    assert seen["text"] == words  # as it was written: the client shows it as text
+    assert seen["expires"] == pytest.approx(time.time() + 30 * 60, abs=120)
+    assert server.request("GET", "/api/announcement") == seen
+
+    status, out, err = run(
+        capsys, "admin", "close", playing, "--reason", "cheating reported", "--database-url", url
+    )
+    assert status == 0 and "was playing" in out, err
+    closed = receive(watcher, "closed")
+    assert closed == {"type": "closed", "code": "table_closed", "message": "cheating reported"}
+    return words
