@@ -18,8 +18,8 @@ import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
-from typing import IO
 from pathlib import Path
+from typing import IO
 
 from sqlalchemy.engine import URL, make_url
 
