@@ -13,14 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ARTIFACTS
 from playwright.sync_api import Browser, expect
 from tablekit import make_table
 
 from lab.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
-WORDS = "Maintenance at 22:00 <b>UTC</b>: the server restarts, about 5 minutes. Your games are kept."
+WORDS = (
+    "Maintenance at 22:00 <b>UTC</b>: the server restarts, about 5 minutes. Your games are kept."
+)
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def admin(data: Path, *argv: str) -> None:
 
 
 def test_an_announcement_appears_on_an_open_table(
-    browser: Browser, server: tuple[str, Path]
+    browser: Browser, server: tuple[str, Path], artifacts: Path
 ) -> None:
     base, data = server
     table = make_table(base, ["Ana", "Ben"])
@@ -70,17 +71,16 @@ def test_an_announcement_appears_on_an_open_table(
         expect(banner.locator(".announcement-text")).to_have_text(WORDS)
         expect(banner.locator("b")).to_have_count(0)  # the operator's words, as text
         expect(banner).to_contain_text("Announcement")
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / "announcement-table-360.png"), animations="disabled")
+        page.screenshot(path=str(artifacts / "announcement-table-360.png"), animations="disabled")
         page.set_viewport_size({"width": 1280, "height": 800})
-        page.screenshot(path=str(ARTIFACTS / "announcement-table-1280.png"), animations="disabled")
+        page.screenshot(path=str(artifacts / "announcement-table-1280.png"), animations="disabled")
 
         home = page.context.new_page()
         home.goto(base + "/?lang=de")
         expect(home.locator("#announcement .announcement-text")).to_have_text(WORDS)
         expect(home.locator("#announcement")).to_contain_text("Mitteilung")
         home.set_viewport_size({"width": 360, "height": 640})
-        home.screenshot(path=str(ARTIFACTS / "announcement-home-360.png"), animations="disabled")
+        home.screenshot(path=str(artifacts / "announcement-home-360.png"), animations="disabled")
         home.locator(".announcement-close").click()
         expect(home.locator("#announcement")).to_be_hidden()
 
