@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import sqlite3
 import stat
 import time
 from collections.abc import Iterator
@@ -203,6 +204,15 @@ def test_restore_refuses_what_is_not_a_backup(
     assert status == 2 and "maumau.sqlite3" in err, err
     assert junk.read_bytes().startswith(b"not a database")  # a failed backup left it
 
+    newer = tmp_path / "newer.db"
+    with contextlib.closing(sqlite3.connect(newer)) as db, db:
+        db.execute("CREATE TABLE games (id TEXT)")
+        db.execute("CREATE TABLE alembic_version (version_num TEXT)")
+        db.execute("INSERT INTO alembic_version VALUES ('9999')")
+    status, _, err = run(capsys, "restore", "--from", str(newer), "--data-dir", str(tmp_path))
+    assert status == 2 and "newer maumau" in err and "9999" in err, err
+    assert not (tmp_path / "maumau.sqlite3").exists()
+
 
 # --- export and purge --------------------------------------------------------------------
 
@@ -258,7 +268,7 @@ def test_export_and_purge_write_records_that_verify_and_replay(
 
 
 def test_tables_announce_and_close_reach_the_running_server(
-    served: tuple[Server, str], capsys: pytest.CaptureFixture[str]
+    served: tuple[Server, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server, url = served
     playing = running_game(server)
@@ -282,6 +292,12 @@ def test_tables_announce_and_close_reach_the_running_server(
     assert server.request("GET", f"/api/games/{playing}")["status"] == "closed"
     status, out, _ = run(capsys, "admin", "tables", "--json", "--database-url", url)
     assert [t["id"] for t in json.loads(out)["tables"]] == [lobby]
+
+    # the closed game's record is exported (its round's seed is revealed now), and checks
+    out = tmp_path / "records"
+    assert run(capsys, "admin", "export", "--out", str(out), "--database-url", url)[0] == 0
+    assert run(capsys, "verify", str(out / f"{playing}.json"))[0] == 0
+    assert run(capsys, "record", "replay", str(out / f"{playing}.json"))[0] == 0
 
     with watch(server, lobby) as late:  # a client that comes later is told too
         assert receive(late, "announcement")["text"] == announced
@@ -342,3 +358,33 @@ def announce_and_close(
     closed = receive(watcher, "closed")
     assert closed == {"type": "closed", "code": "table_closed", "message": "cheating reported"}
     return words
+
+
+def test_every_process_on_postgresql_tells_its_clients(
+    tmp_path: Path, pg_db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two processes on one PostgreSQL database: a spectator on each sees the
+    announcement and the close."""
+    servers = [Server(tmp_path / name, database_url=pg_db_url) for name in ("a", "b")]
+    try:
+        for server in servers:
+            server.start()
+        playing = running_game(servers[0])
+        with watch(servers[0], playing) as first, watch(servers[1], playing) as second:
+            status, _, err = run(
+                capsys, "admin", "announce", "Back soon", "--database-url", pg_db_url
+            )
+            assert status == 0, err
+            for ws in (first, second):
+                assert receive(ws, "announcement") == {
+                    "type": "announcement",
+                    "text": "Back soon",
+                    "expires": None,
+                }
+            status, _, err = run(capsys, "admin", "close", playing, "--database-url", pg_db_url)
+            assert status == 0, err
+            for ws in (first, second):
+                assert receive(ws, "closed")["code"] == "table_closed"
+    finally:
+        for server in servers:
+            server.stop()

@@ -125,12 +125,30 @@ def check_backup(path: Path) -> int:
             if verdict != "ok":
                 raise BackupError(f"{path} is damaged: {verdict}")
             (count,) = conn.execute("SELECT count(*) FROM games").fetchone()
-            conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            (revision,) = conn.execute("SELECT version_num FROM alembic_version").fetchone()
         finally:
             conn.close()
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, TypeError) as exc:
         raise BackupError(f"{path} is not a maumau SQLite backup: {exc}") from exc
+    if not known_revision(revision):
+        raise BackupError(
+            f"{path} was made by a newer maumau (schema revision {revision}): "
+            "restore it with that version"
+        )
     return int(count)
+
+
+def known_revision(revision: str) -> bool:
+    """Whether this version's migrations know the schema revision ``revision``."""
+    from alembic.script import ScriptDirectory
+    from alembic.util import CommandError
+
+    from maumau.store.migrate import alembic_config
+
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
 
 
 def games_in(path: Path) -> int:
