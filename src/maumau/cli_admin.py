@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -100,8 +101,6 @@ def add_commands(commands: Any) -> None:
 
 
 def _help(parser: argparse.ArgumentParser) -> int:
-    import sys
-
     parser.print_help(sys.stderr)
     return 2
 
@@ -190,7 +189,7 @@ def _print_tables(tables: list[Any], total: int) -> None:
             column,
             justify="right" if column == "steps" else "left",
             no_wrap=column == "id",
-            min_width=20 if column == "players" else None,
+            min_width=16 if column == "players" else None,
         )
     for table in tables:
         players = "\n".join(
@@ -198,7 +197,8 @@ def _print_tables(tables: list[Any], total: int) -> None:
         )
         when = datetime.fromtimestamp(table.last_active_at, UTC).strftime("%Y-%m-%d %H:%M")
         shown.add_row(table.id, table.status, players, table.preset or "-", str(table.steps), when)
-    console = Console()
+    # (piped into a file or another program: wide enough that no row is cut)
+    console = Console(width=None if sys.stdout.isatty() else 132)
     console.print(shown)
     if total > len(tables):
         console.print(f"... and {total - len(tables)} more (--limit)")

@@ -94,7 +94,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
             backup_postgresql(url, target)
     except (ValueError, BackupError, OSError) as exc:
         return complain("backup", str(exc))
-    shown = str(path) if path is not None else redact(url)
+    shown = str(path) if path is not None else redact(args.database_url)
     print(f"maumau backup: {shown} -> {target}")
     return 0
 
@@ -121,7 +121,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
         from maumau.store.admin import reason
 
         return complain("restore", f"database {redact(url)} unavailable: {reason(exc)}")
-    print(f"maumau restore: {source} -> {redact(url)}")
+    print(f"maumau restore: {source} -> {redact(args.database_url)}")
     return 0
 
 
