@@ -27,7 +27,7 @@ from sqlalchemy import text
 from websockets.sync.client import ClientConnection, connect
 
 from maumau.cli import main
-from maumau.store import database_url
+from maumau.store import Store, database_url
 from maumau.store.connect import make_engine
 from maumau.store.urls import sqlite_file
 from pg import pg_admin, run_sync
@@ -202,6 +202,11 @@ def test_restore_refuses_what_is_not_a_backup(
     assert status == 2 and "missing.db" in err, err
     status, _, err = run(capsys, "backup", "--to", str(junk), "--data-dir", str(tmp_path / "x"))
     assert status == 2 and "maumau.sqlite3" in err, err
+    database = tmp_path / "maumau.sqlite3"
+    database.write_bytes(b"")
+    status, _, err = run(capsys, "backup", "--to", str(database), "--data-dir", str(tmp_path))
+    assert status == 2 and "the database itself" in err, err
+    database.unlink()
     assert junk.read_bytes().startswith(b"not a database")  # a failed backup left it
 
     newer = tmp_path / "newer.db"
@@ -299,7 +304,9 @@ def test_tables_announce_and_close_reach_the_running_server(
     assert run(capsys, "verify", str(out / f"{playing}.json"))[0] == 0
     assert run(capsys, "record", "replay", str(out / f"{playing}.json"))[0] == 0
 
-    with watch(server, lobby) as late:  # a client that comes later is told too
+    server.stop()  # a server started later shows the announcement that lasts
+    server.start()
+    with watch(server, lobby) as late:  # and so does a client that comes later
         assert receive(late, "announcement")["text"] == announced
         status, _, err = run(capsys, "admin", "announce", "--clear", "--database-url", url)
         assert status == 0, err
@@ -388,3 +395,35 @@ def test_every_process_on_postgresql_tells_its_clients(
     finally:
         for server in servers:
             server.stop()
+
+
+@pytest.mark.anyio
+async def test_an_expired_or_withdrawn_announcement_is_not_current(tmp_path: Path) -> None:
+    from maumau.store import admin as sql
+
+    (tmp_path / "db").mkdir()
+    url = f"sqlite:///{tmp_path / 'db' / 'maumau.sqlite3'}"
+    store = await Store.open(url)
+    await store.close()
+    engine = await sql.open_admin(url)
+    try:
+        async with engine.begin() as conn:
+            assert await sql.announcement(conn, 1000.0) is None
+            await sql.add_notice(conn, "announce", "until 1060", 1000.0, expires=1060.0)
+            shown = await sql.announcement(conn, 1059.0)
+            assert shown is not None and shown.text == "until 1060"
+            assert await sql.announcement(conn, 1060.0) is None  # expired
+            await sql.add_notice(conn, "announce", "open-ended", 1100.0)
+            await sql.add_notice(conn, "close", "a reason", 1101.0, game_id="g")
+            shown = await sql.announcement(conn, 10**9)
+            assert shown is not None and shown.text == "open-ended"
+            await sql.add_notice(conn, "announce", "", 1200.0)  # --clear
+            assert await sql.announcement(conn, 1201.0) is None
+            assert [n.kind for n in await sql.notices_after(conn, 1)] == [
+                "announce",
+                "close",
+                "announce",
+            ]
+            assert await sql.last_notice(conn) == 4
+    finally:
+        await engine.dispose()

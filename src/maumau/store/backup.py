@@ -88,6 +88,9 @@ def _sqlite_copy(source: Path, target: Path) -> None:
 def backup_sqlite(source: Path, target: Path) -> None:
     if not source.is_file():
         raise BackupError(f"there is no database file {source}")
+    own = {source.resolve(), *(source.resolve().with_name(source.name + s) for s in COMPANIONS)}
+    if target.resolve() in own:
+        raise BackupError(f"--to {target} is the database itself; name another file")
     with private_temporary(target) as temporary:
         try:
             _sqlite_copy(source, temporary)
