@@ -22,6 +22,7 @@ from maumau import __version__
 from maumau.cli_admin import add_commands as add_admin_commands
 from maumau.cli_backup import add_commands as add_backup_commands
 from maumau.cli_bots import add_commands as add_bot_commands
+from maumau.cli_env import apply_to_commands
 from maumau.cli_load import add_commands as add_load_commands
 from maumau.cli_options import rules_from_args
 from maumau.cli_serve import add_commands as add_serve_commands
@@ -193,10 +194,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
+    apply_to_commands(parser)  # MAUMAU_PUBLIC_URL for serve's --public-url, and so on
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+    if getattr(args, "environment_error", None):
+        _complain(args.environment_error)
+        return 2
     handler: Command = getattr(args, "handler", _usage(parser))
     return handler(args)
 

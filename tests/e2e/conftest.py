@@ -3,12 +3,41 @@
 The sync Playwright API leaves an asyncio loop running in the main thread, which breaks
 async tests that run after it in the same process (see the toolchain notes).  So the
 root ``pytest`` run does not collect ``browser/``; ``test_browser.py`` here runs
-``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_E2E_CHILD=1``) and fails
-when it fails.
+``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_E2E_CHILD=1``), started
+as soon as the root run has collected its tests, and fails when it fails.  The test
+that waits for the child is moved to the end of the run, so that everything else runs
+while the browsers do.
 """
 
 from __future__ import annotations
 
 import os
 
-collect_ignore = [] if os.environ.get("MAUMAU_E2E_CHILD") else ["browser"]
+import pytest
+
+CHILD_RUN = bool(os.environ.get("MAUMAU_E2E_CHILD"))
+collect_ignore = [] if CHILD_RUN else ["browser"]
+
+SUITE = "test_browser.py::test_browser_suite"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if CHILD_RUN or config.option.collectonly:
+        return
+    suite = [item for item in items if item.nodeid.endswith(SUITE)]
+    if not suite:
+        return
+    items[:] = [item for item in items if item not in suite] + suite
+    from test_browser import start_child
+
+    start_child()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """An interrupted run leaves no browsers behind."""
+    if CHILD_RUN:
+        return
+    from test_browser import CHILD
+
+    for child in CHILD:
+        child.stop()

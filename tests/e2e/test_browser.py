@@ -1,4 +1,11 @@
-"""Run the browser tests (tests/e2e/browser) in a child pytest process."""
+"""Run the browser tests (tests/e2e/browser) in a child pytest process.
+
+The child is started as soon as the root run has collected its tests
+(:func:`start_child`, from ``tests/e2e/conftest.py``), so that it runs beside the rest
+of the suite instead of before it: most of its time is spent waiting on Chromium and on
+the paced games it plays, and on two cores the two together take about as long as the
+rest alone.  :func:`test_browser_suite` runs last and fails when the child failed.
+"""
 
 from __future__ import annotations
 
@@ -7,38 +14,73 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from typing import IO
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
+#: the child's whole run may take this long
+TIMEOUT = 1500
+
+
+def missing() -> str | None:
+    """Why the browser tests cannot run here, or ``None``."""
+    if importlib.util.find_spec("playwright") is None:
+        return "playwright is not installed (dev dependency: playwright, pytest-playwright)"
+    if not os.path.exists(CHROMIUM):
+        return f"no Chromium at {CHROMIUM} (apt-get install -y chromium)"
+    return None
+
+
+class Child:
+    """The child pytest run, its output going to a temporary file."""
+
+    def __init__(self) -> None:
+        self.output: IO[str] = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in wait)
+        env = {**os.environ, "MAUMAU_E2E_CHILD": "1"}
+        command = [sys.executable, "-m", "pytest", str(HERE / "browser"), "-q"]
+        command += ["-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"]
+        self.proc = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=self.output, stderr=subprocess.STDOUT, text=True
+        )
+
+    def wait(self) -> tuple[int, str]:
+        """The child's exit code and output, once it has ended."""
+        try:
+            code = self.proc.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            code = -1
+        self.output.seek(0)
+        text = self.output.read()
+        self.output.close()
+        return code, text
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+#: the child of this run, if :func:`start_child` started one
+CHILD: list[Child] = []
+
+
+def start_child() -> None:
+    """Start the child run (once), unless the browser tests cannot run here."""
+    if not CHILD and missing() is None:
+        CHILD.append(Child())
 
 
 def test_browser_suite() -> None:
-    if importlib.util.find_spec("playwright") is None:
-        pytest.skip("playwright is not installed (dev dependency: playwright, pytest-playwright)")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
-    env = {**os.environ, "MAUMAU_E2E_CHILD": "1"}
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            str(HERE / "browser"),
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-W",
-            "ignore::DeprecationWarning",
-        ],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1500,
-    )
-    if result.returncode != 0:
-        pytest.fail(f"browser tests failed:\n{result.stdout[-8000:]}\n{result.stderr[-3000:]}")
+    reason = missing()
+    if reason is not None:
+        pytest.skip(reason)
+    start_child()  # (when this test was not collected by the root run's hook)
+    code, text = CHILD[0].wait()
+    if code != 0:
+        pytest.fail(f"browser tests failed (exit code {code}):\n{text[-11000:]}")

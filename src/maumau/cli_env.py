@@ -1,0 +1,108 @@
+"""Options from the environment: every option of an operator's command (``maumau
+serve``, ``backup``, ``restore``, ``admin``) may also be given as ``MAUMAU_`` and its
+name in capitals, ``-`` as ``_`` (``--public-url`` is ``MAUMAU_PUBLIC_URL``).
+
+A service manager's environment file then holds a site's settings, and a secret such as
+the database URL's password stays out of the process list.  An option on the command
+line wins over the environment.  A repeatable option takes several values separated by
+commas; a flag takes ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``.
+A value that the option would refuse is refused the same way, naming the variable
+(when that command runs: a wrong variable of ``serve`` does not stop ``maumau rules``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+
+PREFIX = "MAUMAU_"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class SettingError(ValueError):
+    """A variable whose value its option refuses (the message names both)."""
+
+
+def variable(option: str) -> str:
+    """``--public-url`` -> ``MAUMAU_PUBLIC_URL``."""
+    return PREFIX + option.lstrip("-").replace("-", "_").upper()
+
+
+#: the commands whose options the environment may give (and their subcommands')
+OPERATOR_COMMANDS = ("serve", "backup", "restore", "admin")
+
+
+def apply_to_commands(
+    parser: argparse.ArgumentParser, environ: Mapping[str, str] | None = None
+) -> None:
+    """:func:`apply_environment` to each of :data:`OPERATOR_COMMANDS` of the
+    ``maumau`` parser ``parser`` and their subcommands."""
+    for name, sub in _subparsers(parser):
+        if name in OPERATOR_COMMANDS:
+            for each in _tree(sub):
+                apply_environment(each, environ)
+
+
+def apply_environment(
+    parser: argparse.ArgumentParser, environ: Mapping[str, str] | None = None
+) -> None:
+    """Make the ``MAUMAU_…`` variables set in ``environ`` (default: the process's)
+    the defaults of ``parser``'s long options.  A variable whose value is wrong sets
+    the default ``environment_error`` to a message naming it instead (the command
+    line's runner refuses to run that command with it)."""
+    environ = os.environ if environ is None else environ
+    defaults: dict[str, object] = {}
+    for action in parser._actions:
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if not longs or action.dest in ("help", "version"):
+            continue
+        name = variable(longs[0])
+        if name not in environ:
+            continue
+        try:
+            defaults[action.dest] = _value(action, name, environ[name].strip())
+        except SettingError as exc:
+            parser.set_defaults(environment_error=str(exc))
+            return
+    if defaults:
+        parser.set_defaults(**defaults)
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    found: list[tuple[str, argparse.ArgumentParser]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            found.extend(action.choices.items())
+    return found
+
+
+def _tree(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    return [parser] + [p for _, sub in _subparsers(parser) for p in _tree(sub)]
+
+
+def _value(action: argparse.Action, name: str, text: str) -> object:
+    if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
+        lowered = text.lower()
+        if lowered not in _TRUE | _FALSE:
+            raise SettingError(f"{name}: {text!r} is not one of 1, true, 0, false")
+        on = lowered in _TRUE
+        return on if isinstance(action, argparse._StoreTrueAction) else not on
+    if isinstance(action, argparse._AppendAction):
+        return [_one(action, name, part.strip()) for part in text.split(",") if part.strip()]
+    return _one(action, name, text)
+
+
+def _one(action: argparse.Action, name: str, text: str) -> object:
+    value: object = text
+    if action.type is not None:
+        convert = action.type
+        try:
+            value = convert(text)  # type: ignore[operator]
+        except (argparse.ArgumentTypeError, TypeError, ValueError) as exc:
+            raise SettingError(f"{name}: {exc or 'not a valid value'}") from None
+    if action.choices is not None and value not in action.choices:
+        choices = ", ".join(str(c) for c in action.choices)
+        raise SettingError(f"{name}: {text!r} is not one of {choices}")
+    return value

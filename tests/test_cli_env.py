@@ -1,0 +1,61 @@
+"""Operators' commands take their options from MAUMAU_* variables too (maumau.cli_env)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from maumau.cli import build_parser, main
+from maumau.cli_env import apply_to_commands, variable
+
+
+def parsed(argv: list[str], environ: dict[str, str]) -> argparse.Namespace:
+    parser = build_parser()
+    apply_to_commands(parser, environ)
+    return parser.parse_args(argv)
+
+
+def test_a_variable_is_named_after_its_option() -> None:
+    assert variable("--public-url") == "MAUMAU_PUBLIC_URL"
+    assert variable("--tables-per-minute") == "MAUMAU_TABLES_PER_MINUTE"
+
+
+def test_serve_takes_its_options_from_the_environment() -> None:
+    args = parsed(
+        ["serve"],
+        {"MAUMAU_PORT": "8123", "MAUMAU_TABLES_PER_MINUTE": "3", "MAUMAU_HOST": "0.0.0.0"},
+    )
+    assert (args.port, args.tables_per_minute, args.host) == (8123, 3.0, "0.0.0.0")
+
+
+def test_the_command_line_wins_over_the_environment() -> None:
+    args = parsed(["serve", "--port", "9000"], {"MAUMAU_PORT": "8123"})
+    assert args.port == 9000
+
+
+def test_a_repeatable_option_takes_values_separated_by_commas() -> None:
+    args = parsed(["serve"], {"MAUMAU_ALLOW_ORIGIN": "https://a.example, https://b.example"})
+    assert args.allow_origin == ["https://a.example", "https://b.example"]
+
+
+def test_other_commands_ignore_the_environment() -> None:
+    args = parsed(["rules", "--preset", "standard"], {"MAUMAU_PRESET": "penalty-100"})
+    assert args.preset == "standard"
+    args = parsed(["rules"], {"MAUMAU_PRESET": "penalty-100"})
+    assert args.preset is None
+
+
+def test_a_wrong_value_is_refused_naming_the_variable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("MAUMAU_PORT", "eighty")
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "MAUMAU_PORT" in err and "eighty" in err
+    monkeypatch.setenv("MAUMAU_LOG_LEVEL", "loud")
+    monkeypatch.delenv("MAUMAU_PORT")
+    assert main(["serve"]) == 2
+    assert "MAUMAU_LOG_LEVEL: 'loud' is not one of" in capsys.readouterr().err
+    # a wrong variable of serve does not stop another command
+    assert main(["rules", "--preset", "standard"]) == 0
