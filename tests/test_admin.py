@@ -323,7 +323,7 @@ def test_tables_announce_and_close_reach_the_running_server(
 
 
 def test_a_wrong_database_is_named_and_nothing_is_created(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], pg_url: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     status, _, err = run(capsys, "admin", "tables", "--data-dir", str(tmp_path / "nothing"))
     assert status == 2 and str(tmp_path / "nothing" / "maumau.sqlite3") in err, err
@@ -337,6 +337,14 @@ def test_a_wrong_database_is_named_and_nothing_is_created(
     status, _, err = run(capsys, "admin", "tables", "--database-url", pg_url)
     assert status == 2 and "no games table" in err, err
     assert os.environ.get("PGPASSWORD") is None or "PGPASSWORD" not in err
+    # the database may come from the environment, as serve's does (maumau.cli_env)
+    monkeypatch.setenv("MAUMAU_DATA_DIR", str(tmp_path / "elsewhere"))
+    status, _, err = run(capsys, "admin", "tables")
+    assert status == 2 and str(tmp_path / "elsewhere" / "maumau.sqlite3") in err, err
+    monkeypatch.setenv("MAUMAU_DATABASE_URL", wrong)
+    status, _, err = run(capsys, "backup", "--to", str(tmp_path / "b.dump"))
+    assert status == 2 and "no_such_database" in err, err
+    assert not (tmp_path / "b.dump").exists()
 
 
 def announce_and_close(
