@@ -320,6 +320,8 @@ def test_tables_announce_and_close_reach_the_running_server(
     assert status == 2 and "ended already" in err, err
     status, _, err = run(capsys, "admin", "announce", "x" * 501, "--database-url", url)
     assert status == 2 and "at most 500" in err, err
+    status, _, err = run(capsys, "admin", "close", lobby, "--reason", " ", "--database-url", url)
+    assert status == 2 and "--reason: the reason is empty" in err, err
 
 
 def test_a_wrong_database_is_named_and_nothing_is_created(
@@ -435,3 +437,25 @@ async def test_an_expired_or_withdrawn_announcement_is_not_current(tmp_path: Pat
             assert await sql.last_notice(conn) == 4
     finally:
         await engine.dispose()
+
+
+@pytest.mark.anyio
+async def test_purge_keeps_a_game_whose_record_cannot_be_made(tmp_path: Path) -> None:
+    from maumau.store import GameRow, SeatRow, StepRow
+
+    (tmp_path / "db").mkdir()
+    url = f"sqlite:///{tmp_path / 'db' / 'maumau.sqlite3'}"
+    seats = tuple(SeatRow(i, name, "human", None, None) for i, name in enumerate(("A", "B")))
+    store = await Store.open(url)
+    try:
+        await store.create_game(GameRow("broken", "finished", {}, {}, 0, seats, 1.0, 1.0))
+        await store.append("broken", [StepRow(0, "action", {"seat": 0, "type": "fly"})], 1.0)
+    finally:
+        await store.close()
+    out = tmp_path / "records"
+    argv = ["admin", "purge", "--finished-before", "2001-01-01", "--export", str(out)]
+    status = await asyncio.to_thread(main, [*argv, "--database-url", url])
+    assert status == 2
+    rows = await asyncio.to_thread(snapshot, url)
+    assert [row[0] for row in rows["games"]] == [repr("broken")]  # kept
+    assert not list(out.iterdir())

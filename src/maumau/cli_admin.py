@@ -143,8 +143,10 @@ def _run(
 ) -> int:
     """Open the database of ``args`` and run ``body`` on it; a wrong database or id, or
     bad input, is a message and exit status 2."""
-    from maumau.store import StoreError, UnknownGame
-    from maumau.store.admin import open_admin
+    from sqlalchemy.exc import DBAPIError
+
+    from maumau.store import StoreError
+    from maumau.store.admin import open_admin, reason
 
     async def main() -> int:
         engine = await open_admin(database_of(args))
@@ -155,10 +157,10 @@ def _run(
 
     try:
         return asyncio.run(main())
-    except UnknownGame as exc:
-        return complain(f"admin {command}", str(exc))
     except (StoreError, ValueError, OSError) as exc:
         return complain(f"admin {command}", str(exc))
+    except DBAPIError as exc:  # the database failed midway
+        return complain(f"admin {command}", f"the database failed: {reason(exc)}")
 
 
 # --- tables, close, announce --------------------------------------------------------------
@@ -208,16 +210,17 @@ def cmd_close(args: argparse.Namespace) -> int:
     from maumau.store import admin as sql
     from maumau.store.connect import writer
 
-    reason = sql.check_text(args.reason, "reason") if args.reason.strip() else None
+    try:
+        reason = sql.check_text(args.reason, "reason")
+    except ValueError as exc:
+        return complain("admin close", f"--reason: {exc}")
 
     async def body(engine: AsyncEngine) -> int:
         async with writer(engine).begin() as conn:
-            before = await sql.close_table(conn, args.game_id, reason or "", time.time())
+            before = await sql.close_table(conn, args.game_id, reason, time.time())
         print(f"maumau admin close: table {args.game_id} closed (it was {before})")
         return 0
 
-    if reason is None:
-        return complain("admin close", "--reason is empty")
     return _run("close", args, body)
 
 
@@ -256,16 +259,19 @@ def cmd_export(args: argparse.Namespace) -> int:
         return complain("admin export", str(exc))
 
     async def body(engine: AsyncEngine) -> int:
-        written = 0
+        written = failed = 0
         after = ""
         while True:
             async with engine.begin() as conn:
                 batch = await sql.ended_games(conn, before, BATCH, after)
             if not batch:
                 break
-            written += len(await write_records(engine, batch, out))
+            files, bad = await write_records(engine, batch, out)
+            written, failed = written + len(files), failed + len(bad)
             after = batch[-1].id
         print(f"maumau admin export: {written} record(s) written to {out}")
+        if failed:
+            return complain("admin export", f"{failed} game(s) had no record (see above)")
         return 0
 
     return _run("export", args, body)
@@ -290,6 +296,7 @@ def cmd_purge(args: argparse.Namespace) -> int:
 
     async def body(engine: AsyncEngine) -> int:
         purged = exported = 0
+        kept: list[str] = []  # games whose record could not be made: not deleted
         after = ""
         while True:
             async with engine.begin() as conn:
@@ -300,13 +307,19 @@ def cmd_purge(args: argparse.Namespace) -> int:
             if args.dry_run:
                 purged += len(batch)
                 continue
+            doomed = [game.id for game in batch]
             if out is not None:
-                exported += len(await write_records(engine, batch, out))
+                files, bad = await write_records(engine, batch, out)
+                exported += len(files)
+                kept += bad
+                doomed = [game_id for game_id in doomed if game_id not in bad]
             async with writer(engine).begin() as conn:
-                purged += await sql.delete_games(conn, [game.id for game in batch])
+                purged += await sql.delete_games(conn, doomed)
         verb = "would be purged" if args.dry_run else "purged"
         where = f"; {exported} record(s) written to {out}" if out is not None else ""
         print(f"maumau admin purge: {purged} game(s) {verb}{where}")
+        if kept:
+            return complain("admin purge", f"{len(kept)} game(s) kept: no record (see above)")
         return 0
 
     return _run("purge", args, body)
@@ -320,20 +333,29 @@ def _out_dir(path: Path) -> Path:
     return path
 
 
-async def write_records(engine: AsyncEngine, batch: list[EndedGame], out: Path) -> list[Path]:
+async def write_records(
+    engine: AsyncEngine, batch: list[EndedGame], out: Path
+) -> tuple[list[Path], list[str]]:
     """Write the record of each game of ``batch`` that had started as ``out/ID.json``
-    (a closed table whose game never started has none); the files written."""
+    (a closed table whose game never started has none); the files written, and the ids
+    of the games whose record could not be made (each said on standard error)."""
+    from maumau.engine import EngineError
     from maumau.store import exports, queries
 
-    written = []
+    written, failed = [], []
     for game in batch:
         async with engine.begin() as conn:
             stored = await exports.export(conn, game.id, "record")
             steps = None if stored is not None else await queries.steps_json(conn, game.id)
-        document = record_document(game, stored, steps)
+        try:
+            document = record_document(game, stored, steps)
+        except (EngineError, ValueError, KeyError, TypeError) as exc:
+            print(f"maumau admin: game {game.id}: no record: {exc}", file=sys.stderr)
+            failed.append(game.id)
+            continue
         if document is not None:
             written.append(_write_private(out / f"{game.id}.json", document))
-    return written
+    return written, failed
 
 
 def record_document(game: EndedGame, stored: bytes | None, steps: str | None) -> bytes | None:
