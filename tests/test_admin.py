@@ -27,7 +27,7 @@ from sqlalchemy import text
 from websockets.sync.client import ClientConnection, connect
 
 from maumau.cli import main
-from maumau.store import Store, database_url
+from maumau.store import Store, database_url, sqlite_url
 from maumau.store.connect import make_engine
 from maumau.store.urls import sqlite_file
 from pg import pg_admin, run_sync
@@ -208,6 +208,21 @@ def test_restore_refuses_what_is_not_a_backup(
     assert status == 2 and "the database itself" in err, err
     database.unlink()
     assert junk.read_bytes().startswith(b"not a database")  # a failed backup left it
+
+    # a data directory whose name holds what a URI reads as its own
+    weird = tmp_path / "we?ird#dir%20"
+
+    async def make() -> None:
+        await (await Store.open(sqlite_url(weird / "maumau.sqlite3"))).close()
+
+    asyncio.run(make())
+    copy = tmp_path / "copy.db"
+    status, _, err = run(capsys, "backup", "--to", str(copy), "--data-dir", str(weird))
+    assert status == 0, err
+    other = tmp_path / "other"
+    status, _, err = run(capsys, "restore", "--from", str(copy), "--data-dir", str(other))
+    assert status == 0, err
+    assert (other / "maumau.sqlite3").is_file()
 
     newer = tmp_path / "newer.db"
     with contextlib.closing(sqlite3.connect(newer)) as db, db:

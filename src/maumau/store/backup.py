@@ -20,6 +20,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+from urllib.parse import quote
 
 from sqlalchemy.engine import URL, make_url
 
@@ -67,10 +68,16 @@ def publish(temporary: Path, target: Path) -> None:
 # --- SQLite ------------------------------------------------------------------------------
 
 
+def read_only(path: Path) -> str:
+    """The URI that opens the SQLite file ``path`` read-only (``?``, ``#`` or ``%`` in
+    the path quoted, not read as the URI's own)."""
+    return f"file:{quote(str(path))}?mode=ro"
+
+
 def _sqlite_copy(source: Path, target: Path) -> None:
     """Copy the SQLite database ``source`` into the (empty) file ``target`` through
     the backup API, and check the copy."""
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
+    src = sqlite3.connect(read_only(source), uri=True, timeout=30)
     try:
         dst = sqlite3.connect(target)
         try:
@@ -122,7 +129,7 @@ def sqlite_in_use(path: Path) -> bool:
 def check_backup(path: Path) -> int:
     """Check that ``path`` is a maumau SQLite backup; the number of games it holds."""
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        conn = sqlite3.connect(read_only(path), uri=True)
         try:
             (verdict,) = conn.execute("PRAGMA quick_check").fetchone()
             if verdict != "ok":
@@ -158,7 +165,7 @@ def games_in(path: Path) -> int:
     """How many games the SQLite database ``path`` holds (0: none, or no such file)."""
     if not path.is_file() or path.stat().st_size == 0:
         return 0
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    conn = sqlite3.connect(read_only(path), uri=True)
     try:
         (count,) = conn.execute("SELECT count(*) FROM games").fetchone()
     except sqlite3.OperationalError:  # no games table: an empty database
