@@ -293,7 +293,7 @@ def test_tables_announce_and_close_reach_the_running_server(
     server, url = served
     playing = running_game(server)
     lobby = server.request("POST", "/api/games", {"name": "Fay"})["game_id"]
-    server.request("POST", f"/api/games/{lobby}/seats", {"name": "Gus"})
+    server.request("POST", f"/api/games/{lobby}/seats", {"name": "[/]Gus[bold]"})
 
     status, out, err = run(capsys, "admin", "tables", "--json", "--database-url", url)
     assert status == 0, err
@@ -302,10 +302,11 @@ def test_tables_announce_and_close_reach_the_running_server(
     assert listed[playing]["status"] == "playing" and listed[playing]["steps"] >= 2
     assert [(p["name"], p["kind"]) for p in listed[lobby]["players"]] == [
         ("Fay", "human"),
-        ("Gus", "human"),
+        ("[/]Gus[bold]", "human"),
     ]
     status, out, err = run(capsys, "admin", "tables", "--database-url", url)
     assert status == 0 and playing in out and "Cleo (human)" in out, err
+    assert "[/]Gus[bold] (human)" in out  # a name is shown as it is, not as markup
 
     with watch(server, playing) as watcher:
         announced = announce_and_close(server, url, playing, lobby, watcher, capsys)

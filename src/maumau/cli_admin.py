@@ -184,6 +184,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
 def _print_tables(tables: list[Any], total: int) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     shown = Table(title=f"{total} live table(s)", title_justify="left")
     for column in ("id", "status", "players", "preset", "steps", "last activity (UTC)"):
@@ -198,7 +199,8 @@ def _print_tables(tables: list[Any], total: int) -> None:
             f"{p.name} ({p.kind if p.kind == 'human' else f'bot {p.level}'})" for p in table.players
         )
         when = datetime.fromtimestamp(table.last_active_at, UTC).strftime("%Y-%m-%d %H:%M")
-        shown.add_row(table.id, table.status, players, table.preset or "-", str(table.steps), when)
+        cells = (table.id, table.status, players, table.preset or "-", str(table.steps), when)
+        shown.add_row(*(Text(cell) for cell in cells))  # names are text, not rich markup
     # (piped into a file or another program: wide enough that no row is cut)
     console = Console(width=None if sys.stdout.isatty() else 132)
     console.print(shown)
