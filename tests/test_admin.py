@@ -475,3 +475,26 @@ async def test_purge_keeps_a_game_whose_record_cannot_be_made(tmp_path: Path) ->
     rows = await asyncio.to_thread(snapshot, url)
     assert [row[0] for row in rows["games"]] == [repr("broken")]  # kept
     assert not list(out.iterdir())
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="needs root to chown")
+def test_another_users_database_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run as root against the server user's SQLite file, a command would leave files
+    the server cannot open (a -wal of root's, a restored file of root's): refused."""
+    data = tmp_path / "data"
+
+    async def make() -> None:
+        await (await Store.open(sqlite_url(data / "maumau.sqlite3"))).close()
+
+    asyncio.run(make())
+    backup = tmp_path / "backup.db"
+    assert run(capsys, "backup", "--to", str(backup), "--data-dir", str(data))[0] == 0
+    for path in (data, *data.iterdir()):
+        os.chown(path, 65534, 65534)
+    status, _, err = run(capsys, "admin", "tables", "--data-dir", str(data))
+    assert status == 2 and "belongs to the user" in err and "sudo -u" in err, err
+    status, _, err = run(capsys, "restore", "--from", str(backup), "--data-dir", str(data))
+    assert status == 2 and "belongs to the user" in err, err
+    assert {p.stat().st_uid for p in (data, *data.iterdir())} == {65534}

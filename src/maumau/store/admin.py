@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store.connect import make_engine
 from maumau.store.errors import StoreUnavailable, UnknownGame
+from maumau.store.files import check_owner
 from maumau.store.migrate import upgrade
 from maumau.store.schema import admin_notices, games, seats, steps
 from maumau.store.urls import database_url, redact, sqlite_file
@@ -98,6 +99,8 @@ async def open_admin(url: str) -> AsyncEngine:
     path = sqlite_file(url)
     if path is not None and not path.is_file():
         raise NoDatabase(f"there is no database file {path}")
+    if path is not None:
+        check_owner(path)
     try:
         engine = make_engine(url)
     except ArgumentError:

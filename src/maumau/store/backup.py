@@ -24,7 +24,7 @@ from urllib.parse import quote
 
 from sqlalchemy.engine import URL, make_url
 
-from maumau.store.files import COMPANIONS, FILE_MODE, private_database
+from maumau.store.files import COMPANIONS, FILE_MODE, check_owner, private_database
 from maumau.store.notify import APPLICATION
 from maumau.store.urls import database_url, redact, sqlite_file
 
@@ -180,6 +180,7 @@ def restore_sqlite(source: Path, target: Path, force: bool) -> int:
     of games restored.  Refused while a server has ``target`` open, and (unless
     ``force``) when it holds games."""
     restored = check_backup(source)
+    check_owner(target)
     if sqlite_in_use(target):
         raise BackupError(f"{target} is open in a running server: stop it first")
     held = games_in(target)
