@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.sync.client import connect
 
@@ -41,6 +41,7 @@ class Server:
         self.data_dir = data_dir
         self.database_url = database_url
         self.options: list[str] = []  # more `maumau serve` options
+        self.log: Path | None = None  # where its stderr goes (default: the test's)
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -48,13 +49,23 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def ws_url(self) -> str:
+        """Where the WebSockets go (a proxy in front has its own: tests/proxies.py)."""
+        return f"ws://127.0.0.1:{self.port}"
+
     def start(self) -> None:
         command = [sys.executable, "-m", "maumau", "serve", "--port", str(self.port)]
         command += ["--data-dir", str(self.data_dir), "--log-level", "warning"]
         if self.database_url is not None:
             command += ["--database-url", self.database_url]
         command += self.options
-        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        stderr = None if self.log is None else self.log.open("ab")
+        try:
+            self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+        finally:
+            if stderr is not None:
+                stderr.close()
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -113,6 +124,12 @@ class Human(threading.Thread):
         self.quit = threading.Event()
         #: why each session ended before the game did
         self.drops: list[str] = []
+        #: seconds the player thinks before each move (0: none; a test may change it
+        #: while the game goes on)
+        self.pace = 0.0
+        #: the codes of the ``closed`` messages, and the WebSocket close codes, received
+        self.closed: list[str] = []
+        self.close_codes: list[int] = []
         #: more options for websockets' ``connect`` (such as the compression offered)
         self.connect_options: dict[str, Any] = {}
 
@@ -121,12 +138,16 @@ class Human(threading.Thread):
         while self.game_end is None and not self.quit.is_set() and time.monotonic() < deadline:
             try:
                 self.session()
-            except (ConnectionClosed, OSError, TimeoutError) as exc:
+            # (InvalidStatus: a proxy answered the handshake with 502 or 503 while no
+            # server behind it was up; a browser reconnects after it as after a drop)
+            except (ConnectionClosed, InvalidStatus, OSError, TimeoutError) as exc:
+                if isinstance(exc, ConnectionClosed) and exc.rcvd is not None:
+                    self.close_codes.append(exc.rcvd.code)
                 self.drops.append(repr(exc))
                 time.sleep(0.2)
 
     def session(self) -> None:
-        url = f"ws://127.0.0.1:{self.server.port}/ws/{self.game_id}"
+        url = f"{self.server.ws_url}/ws/{self.game_id}"
         with connect(url, open_timeout=5, **self.connect_options) as ws:
             ws.send(json.dumps({"type": "hello", "token": self.token}))
             acted_at = -1
@@ -149,12 +170,20 @@ class Human(threading.Thread):
                         move = {"type": "action", "version": message["version"]}
                         move |= {"action_id": action_id, "action": message["legal"][0]}
                         last_move = json.dumps(move)
-                        ws.send(last_move)
+                        if self.pace:
+                            time.sleep(self.pace)
+                        try:
+                            ws.send(last_move)
+                        except ConnectionClosed:
+                            continue  # what came before the close is still to be read
+
                 elif kind == "error":
                     self.errors.append(message)
                     if message["code"] == "rate_limited" and last_move:
                         time.sleep(0.5)  # faster than the server's limit: the move again
                         ws.send(last_move)
+                elif kind == "closed":
+                    self.closed.append(message["code"])
                 elif kind == "game_end":
                     self.game_end = message
                     return
@@ -311,5 +340,5 @@ def test_a_stopping_server_says_so_before_it_closes(server: Server) -> None:
             while True:
                 seen.append(json.loads(ws.recv(timeout=10)))
     assert seen[-1]["type"] == "closed" and seen[-1]["code"] == "server_stopping", seen
-    assert ws.close_code == 1000
-    server.proc.wait(10)
+    assert ws.close_code == 1012  # service restart: come back soon
+    assert server.proc.wait(30) == 0  # a stop asked for: a normal exit

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import contextlib
 import gc
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,9 +93,53 @@ def add_commands(commands: Any) -> None:
         metavar="S",
         help="seconds a WebSocket has to say hello after it opened (default 10)",
     )
+    serve.add_argument(
+        "--drain-seconds",
+        type=_positive,
+        default=10.0,
+        metavar="S",
+        help="on SIGTERM or Ctrl+C: seconds to finish the moves being made and let every "
+        "client go, told to reconnect, before what is left is cut (default 10)",
+    )
     add_budget_arguments(serve)
+    add_proxy_arguments(serve)
+    add_metrics_arguments(serve)
     serve.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    serve.add_argument(
+        "--log-format",
+        choices=["text", "json"],
+        default=None,
+        help="text (default) or json: one JSON object per line (also MAUMAU_LOG_FORMAT)",
+    )
     serve.set_defaults(handler=cmd_serve)
+
+
+def add_metrics_arguments(serve: Any) -> None:
+    """Where ``/metrics`` is served (docs/metrics.md): nowhere unless asked."""
+    serve.add_argument(
+        "--metrics-port",
+        type=_port,
+        default=None,
+        metavar="PORT",
+        help="serve Prometheus metrics at /metrics on this port of --metrics-host, not on "
+        "the public port (default: no metrics)",
+    )
+    serve.add_argument(
+        "--metrics-host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="address of the metrics port (default 127.0.0.1: this machine only)",
+    )
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
+    return value
 
 
 def add_budget_arguments(serve: Any) -> None:
@@ -147,6 +191,49 @@ def add_budget_arguments(serve: Any) -> None:
     )
 
 
+def add_proxy_arguments(serve: Any) -> None:
+    """Behind a reverse proxy (maumau.server.clients, deploy/)."""
+    serve.add_argument(
+        "--trusted-proxy",
+        metavar="ADDR|CIDR",
+        action="append",
+        help="a reverse proxy (address or network, comma-separated or repeated) whose "
+        "X-Forwarded-For / X-Forwarded-Proto name the client; default: none, or "
+        f"${TRUSTED_PROXIES_ENV}",
+    )
+    serve.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="https://HOST[:PORT] the site is reached at: the links and QR codes point there "
+        f"instead of the request's Host (default: ${PUBLIC_URL_ENV})",
+    )
+
+
+#: the environment's settings of --trusted-proxy and --public-url (the options win)
+TRUSTED_PROXIES_ENV = "MAUMAU_TRUSTED_PROXIES"
+PUBLIC_URL_ENV = "MAUMAU_PUBLIC_URL"
+
+
+def proxy_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ServerConfig fields of :func:`add_proxy_arguments`, from the options or else
+    the environment; :class:`ValueError` names the one that is wrong."""
+    from maumau.server.clients import networks, public_url
+
+    trusted = args.trusted_proxy or [os.environ.get(TRUSTED_PROXIES_ENV, "")]
+    where = "--trusted-proxy" if args.trusted_proxy else f"${TRUSTED_PROXIES_ENV}"
+    try:
+        proxies = tuple(str(n) for n in networks(trusted))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    url = args.public_url or os.environ.get(PUBLIC_URL_ENV) or None
+    where = "--public-url" if args.public_url else f"${PUBLIC_URL_ENV}"
+    try:
+        public = None if url is None else public_url(url)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return {"trusted_proxies": proxies, "public_url": public}
+
+
 def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The ServerConfig fields of :func:`add_budget_arguments`."""
     settings: dict[str, Any] = {
@@ -192,18 +279,43 @@ def _count(text: str) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from maumau.server.dependencies import UnsupportedVersion, check
 
+    try:  # (before anything imports uvicorn's internals)
+        check()
+    except UnsupportedVersion as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
+    from maumau.server.drain import serve
+    from maumau.server.logs import configure as configure_logs
+    from maumau.server.logs import log_format
     from maumau.store import database_url
     from maumau.store.files import private_directory
 
+    try:
+        log_as = log_format(args.log_format)
+    except ValueError as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
     if args.database_url:
         try:
             database_url(args.database_url)
         except ValueError as exc:
             print(f"maumau serve: --database-url: {exc}", file=sys.stderr)
+            return 2
+    try:
+        proxies = proxy_settings(args)
+    except ValueError as exc:
+        print(f"maumau serve: {exc}", file=sys.stderr)
+        return 2
+    if args.metrics_port is not None:
+        from maumau.server.metrics_server import metrics_port_problem
+
+        problem = metrics_port_problem(args.metrics_host, args.metrics_port, args.port)
+        if problem is not None:
+            print(f"maumau serve: --metrics-port: {problem}", file=sys.stderr)
             return 2
     data_dir: Path = args.data_dir.resolve()
     try:
@@ -223,9 +335,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connections_per_table=args.connections_per_table,
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         **budget_settings(args),
+        **proxies,
     )
-    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    configure_logs(log_as, args.log_level)
     raise_file_limit()
     where = "the database given by --database-url" if args.database_url else str(data_dir)
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -234,21 +349,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app = create_app(config)
     config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
-    class Server(uvicorn.Server):
-        """uvicorn's server, which first tells every player that the server is stopping
-        (``closed`` with ``server_stopping``) and only then drops the connections."""
-
-        async def shutdown(self, sockets: Any = None) -> None:
-            hub = getattr(app.state, "hub", None)
-            if hub is not None:
-                await hub.stop()
-                await asyncio.sleep(0.2)  # let the goodbyes be written
-            await super().shutdown(sockets)
-
     logging.getLogger("uvicorn.error").addFilter(_ClientFrameNotUtf8())
     tune_gc()
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C: a normal stop, as uvicorn.run
-        Server(config_).run()
+        serve(config_, app, args.drain_seconds)
     return 0
 
 
@@ -269,10 +373,13 @@ def uvicorn_config(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=None,  # every record through the server's handler (maumau.server.logs)
         ws_max_size=64 * 1024,
         proxy_headers=False,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)
-        http=http_protocol(limits.header_seconds, limits.http_connections_per_address),
+        http=http_protocol(
+            limits.header_seconds, limits.http_connections_per_address, limits.trusted_proxies
+        ),
         ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
     )
 

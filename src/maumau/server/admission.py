@@ -38,6 +38,11 @@ class Admission:
         self.pending += 1
         return Place(self, key)
 
+    @property
+    def greeted(self) -> int:
+        """Sockets open that have said hello (a draining server waits for them to go)."""
+        return sum(self.addresses.held.values()) - self.pending
+
 
 class Place:
     """One socket's share of the caps, from :meth:`Admission.enter` to :meth:`leave`."""

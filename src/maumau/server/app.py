@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
@@ -20,13 +21,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import notices, routes, sockets
+from maumau.server import notices, probes, routes, sockets
 from maumau.server.admission import Admission
+from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
+from maumau.server.metrics import Counts
+from maumau.server.metrics_server import observing, registry_of
 from maumau.store import Store
 from maumau.store.files import private_directory
 
@@ -50,7 +54,12 @@ class App(FastAPI):
     Every HTTP reply gets the security headers here, outside FastAPI's middleware, so
     that they are also on the replies of its outermost layer (a 500)."""
 
+    #: the trusted reverse proxies (none: every peer is the client)
+    proxies = Proxies(())
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.proxies and scope["type"] in ("http", "websocket"):
+            self.proxies.resolve(scope)  # the client's address, not the proxy's
         if scope["type"] == "websocket":
             match = sockets.SOCKET_PATH.fullmatch(scope["path"])
             if match is not None:
@@ -63,22 +72,25 @@ class App(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(config: ServerConfig | None = None) -> FastAPI:
+def create_app(config: ServerConfig | None = None) -> App:
     config = config or ServerConfig()
+    if config.public_url is not None:  # (ValueError: not a site's root)
+        config = replace(config, public_url=public_url(config.public_url))
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if config.database_url is None:
             private_directory(config.data_dir)
         store = await Store.open(config.url)
-        hub = Hub(store, config)
+        hub = Hub(store, config, metrics=app.state.metrics)
         app.state.hub = hub
         resumed = await hub.resume()
         if resumed:
             log.info("resumed %d unfinished table(s)", resumed)
         hub.start()
         try:
-            yield
+            async with observing(app):  # the metrics port, when there is one
+                yield
         finally:
             await hub.stop()
             await store.close()
@@ -91,23 +103,30 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         docs_url=None,
         redoc_url=None,
     )
+    app.proxies = Proxies(config.trusted_proxies)  # (ValueError: not an address)
     app.state.config = config
     app.state.create_limiter = AddressLimiter(config.tables_per_minute)
     app.state.admission = Admission(config.connections_per_address, config.connections_per_table)
+    app.state.metrics = metrics = Counts()
+    app.state.registry = registry_of(app)
+    app.state.readiness = probes.Readiness()
 
     @app.exception_handler(ServerError)
     async def server_error(request: Request, exc: ServerError) -> JSONResponse:
+        metrics.refused(exc.code)
         return JSONResponse({"error": exc.to_json()}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = exc.errors()
         if any(e.get("type") == "json_invalid" for e in errors):
+            metrics.refused("bad_json")
             return _error("bad_json", "the body is not valid JSON", 400)
         parts = []
         for error in errors[:3]:
             where = ".".join(str(p) for p in error["loc"] if p != "body") or "body"
             parts.append(f"{where}: {error['msg']}")
+        metrics.refused("bad_message")
         return _error("bad_message", "; ".join(parts), 400)
 
     @app.exception_handler(StarletteHTTPException)
@@ -115,11 +134,13 @@ def create_app(config: ServerConfig | None = None) -> FastAPI:
         code = {400: "bad_json", 404: "not_found", 405: "method_not_allowed"}.get(
             exc.status_code, "bad_message"
         )
+        metrics.refused(code)
         return _error(code, str(exc.detail), exc.status_code)
 
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, metrics=metrics)
     app.include_router(routes.router)
     app.include_router(notices.router)
+    app.include_router(probes.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
     return app
 
@@ -131,9 +152,10 @@ def _error(code: str, message: str, status: int) -> JSONResponse:
 class BodyLimit:
     """Refuse HTTP requests whose declared body is larger than ``limit`` bytes."""
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
+    def __init__(self, app: ASGIApp, limit: int = MAX_BODY, metrics: Counts | None = None) -> None:
         self.app = app
         self.limit = limit
+        self.metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -169,4 +191,6 @@ class BodyLimit:
     async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer 413 (built only when needed: most requests pass)."""
         message = f"a request body may be at most {self.limit} bytes"
+        if self.metrics is not None:
+            self.metrics.refused("message_too_large")
         await _error("message_too_large", message, 413)(scope, receive, send)

@@ -143,7 +143,12 @@ class Archive:
         try:
             await self.store.save_exports(game_id, documents)
         except StoreError as exc:  # served all the same; made again when next asked for
-            log.warning("table %s: its documents could not be stored: %s", game_id, exc)
+            log.warning(
+                "table %s: its documents could not be stored: %s",
+                game_id,
+                exc,
+                extra={"table": game_id},
+            )
         return documents
 
     async def close(self) -> None:
@@ -183,5 +188,5 @@ def accepts_gzip(header: str | None) -> bool:
 
 
 def _unavailable(game_id: str, exc: StoreError) -> ServerError:
-    log.warning("table %s: the store failed: %s", game_id, exc)
+    log.warning("table %s: the store failed: %s", game_id, exc, extra={"table": game_id})
     return ServerError("store_unavailable", "the database cannot be reached right now")

@@ -63,7 +63,18 @@ class ServerConfig:
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
+    #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
+    #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
+    #: connections are not capped per address (the proxy's own limits are)
+    trusted_proxies: tuple[str, ...] = ()
+    #: ``https://host[:port]``: where the links and QR codes the server builds point,
+    #: instead of the requests' ``Host``; pages of this origin may open WebSockets
+    public_url: str | None = None
     web_dir: Path = WEB_DIR
+    #: ``/metrics`` is served on this port of ``metrics_host`` (``None``: nowhere;
+    #: 0: a free port); never on the public one
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
 
     @property
     def url(self) -> str:

@@ -50,6 +50,8 @@ class Connection:
         self.own_key: tuple[int, int, int] | None = None
         self.own_text = ""
         self.closing = False
+        #: the WebSocket close code the writer ends with (1012: the server restarts)
+        self.close_code = 1000
         #: a write is waiting, or messages are queued: new ones queue behind them
         self.backlog = False
 
@@ -82,10 +84,11 @@ class Connection:
         self.backlog = True
         self.queue.put_nowait(_Waiting(send, waits_for))  # the queue was empty
 
-    def close(self, last: Closed | None = None) -> None:
-        """Send ``last`` (if given) after what is queued, then close."""
+    def close(self, last: Closed | None = None, code: int = 1000) -> None:
+        """Send ``last`` (if given) after what is queued, then close with ``code``."""
         if self.closing:
             return
+        self.close_code = code
         self.backlog = True  # the writer sends what is left, then closes
         if last is not None:
             with contextlib.suppress(asyncio.QueueFull):
@@ -113,7 +116,7 @@ class Connection:
                     await self._send({"type": "websocket.send", "text": item})
                 if self.queue.empty() and not self.closing:
                     self.backlog = False
-            await self.ws.close(1000)
+            await self.ws.close(self.close_code)
         except Exception:  # the client went away; the reader notices and cleans up
             self.closing = True
         finally:

@@ -40,4 +40,8 @@ class Follower:
             except ReferenceError:  # the table left memory: nothing to catch up with
                 return
             except Exception:
-                log.exception("table %s: could not catch up with another process", self._table_id)
+                log.exception(
+                    "table %s: could not catch up with another process",
+                    self._table_id,
+                    extra={"table": self._table_id},
+                )

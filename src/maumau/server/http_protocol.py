@@ -14,6 +14,12 @@ at most ``per_address`` connections at once: a connection beyond that is answere
 (``too_many_connections``) and closed at once.  A connection that becomes a WebSocket
 counts from then on against the WebSocket caps instead (:mod:`maumau.server.admission`).
 
+A trusted reverse proxy (``--trusted-proxy``) carries the connections of many clients,
+so its connections are not capped here: the proxy caps each client's (nginx's
+``limit_conn``, see ``deploy/``), and the caps per client address of the WebSockets,
+tables and records count the client it names (:mod:`maumau.server.clients`).  The
+deadline for the headers holds for every connection.
+
 The parser calls the protocol back through bound methods, so protocol and parser hold
 each other.  uvicorn breaks that cycle when an HTTP connection is lost, but a connection
 that was upgraded is handed to the WebSocket protocol and never hears of its loss: each
@@ -29,6 +35,7 @@ import logging
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from maumau.server.clients import Proxies
 from maumau.server.limits import Quota, address_key
 
 log = logging.getLogger("maumau.server")
@@ -57,6 +64,8 @@ class HttpProtocol(HttpToolsProtocol):
     header_seconds: float | None = None
     #: the connections each address holds (``None``: no cap)
     peers: Quota | None = None
+    #: peers that are not capped: the trusted reverse proxies
+    proxies = Proxies(())
 
     _timer: asyncio.TimerHandle | None = None
     #: the address this connection is counted for
@@ -66,7 +75,11 @@ class HttpProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if self.peers is not None and self.client is not None:
+        if (
+            self.peers is not None
+            and self.client is not None
+            and not (self.proxies and self.proxies.trusts_peer(self.client[0]))
+        ):
             peer = address_key(self.client[0])
             if not self.peers.take(peer):
                 transport.write(_too_many(self.peers.cap))
@@ -122,13 +135,17 @@ class HttpProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def http_protocol(header_seconds: float, per_address: int) -> type[HttpProtocol]:
+def http_protocol(
+    header_seconds: float, per_address: int, trusted_proxies: tuple[str, ...] = ()
+) -> type[HttpProtocol]:
     """:class:`HttpProtocol` with these limits, and its own count of connections per
-    address (one for each server it is given to)."""
+    address (one for each server it is given to); the connections of
+    ``trusted_proxies`` are not counted."""
 
     class Limited(HttpProtocol):
         pass
 
     Limited.header_seconds = header_seconds
     Limited.peers = Quota(per_address)
+    Limited.proxies = Proxies(trusted_proxies)
     return Limited

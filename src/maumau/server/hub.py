@@ -19,6 +19,7 @@ from maumau.server.archive import Archive
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
+from maumau.server.metrics import Counts
 from maumau.server.notices import Notices
 from maumau.server.referee import Referee
 from maumau.server.table import Table
@@ -39,16 +40,24 @@ class Hub:
     """Tables by id, each with its referee."""
 
     def __init__(
-        self, store: Store, config: ServerConfig, clock: Callable[[], float] = time.time
+        self,
+        store: Store,
+        config: ServerConfig,
+        clock: Callable[[], float] = time.time,
+        metrics: Counts | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        #: what ``/metrics`` shows (maumau.server.metrics)
+        self.metrics = metrics or Counts()
         self.referees: dict[str, Referee] = {}
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: other processes' changes to shared tables (PostgreSQL only)
         self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
+        if self.listener is not None:
+            self.listener.on_lag = self.metrics.notify_lag.observe
         self.heartbeat: asyncio.Task[None] | None = None
         #: what computer play may cost (maumau.server.budget), and finished games'
         #: documents (maumau.server.archive)
@@ -56,6 +65,9 @@ class Hub:
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
         #: what ``maumau admin`` asks of this server (maumau.server.notices)
         self.notices = Notices(self)
+        #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
+        #: new players
+        self.draining = False
 
     async def referee(self, game_id: str) -> Referee:
         """The referee of a table, loading it from the store if it is not live here."""
@@ -105,8 +117,11 @@ class Hub:
     def add(self, table: Table) -> Referee:
         referee = Referee(table, self.store, self.clock)
         referee.stand_in.budget = self.budget
+        referee.metrics = self.metrics
         self.referees[table.id] = referee
-        if table.status == "playing":
+        if self.draining:  # (loaded by a late request: nothing is played here now)
+            referee.stand_in.halt()
+        elif table.status == "playing":
             referee.stand_in.start_absences()
             referee.stand_in.poke()
         return referee
@@ -127,7 +142,7 @@ class Hub:
             try:
                 await self.referee(game_id)
             except Exception:
-                log.exception("table %s could not be resumed", game_id)
+                log.exception("table %s could not be resumed", game_id, extra={"table": game_id})
         return len(ids)
 
     # --- housekeeping -----------------------------------------------------------------
@@ -153,12 +168,14 @@ class Hub:
             try:
                 await self.store.set_status(table.id, "closed", self.clock())
             except StoreError as exc:
-                log.warning("table %s could not be closed: %s", table.id, exc)
+                log.warning(
+                    "table %s could not be closed: %s", table.id, exc, extra={"table": table.id}
+                )
                 return
             table.status = "closed"
             referee.close_all("table_closed", "the table was closed: nobody was connected")
         self.unload(referee)
-        log.info("table %s closed after its idle time", table.id)
+        log.info("table %s closed after its idle time", table.id, extra={"table": table.id})
 
     def unload(self, referee: Referee) -> None:
         referee.stand_in.stop()
@@ -226,6 +243,16 @@ class Hub:
         if self.listener is not None:
             self.listener.start()
             self.heartbeat = loop.create_task(self.run_heartbeat())
+
+    def begin_drain(self) -> None:
+        """The server stops: no computer move, turn timer or takeover starts here
+        from now on, and no table is swept (a move being made is finished; see
+        :mod:`maumau.server.drain`)."""
+        self.draining = True
+        if self.sweeper is not None:
+            self.sweeper.cancel()
+        for referee in self.referees.values():
+            referee.stand_in.halt()
 
     async def stop(self) -> None:
         await self.notices.stop()

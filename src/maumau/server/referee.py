@@ -22,6 +22,7 @@ from maumau.engine.actions import Action
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.follow import Follower
+from maumau.server.metrics import UNCOUNTED
 from maumau.server.presence import Facts, PresenceNotices
 from maumau.server.protocol import (
     Ack,
@@ -50,6 +51,8 @@ class Referee:
         self.clock = clock
         self.connections: set[Connection] = set()
         self.stand_in = StandIn(self)
+        #: what ``/metrics`` counts (the hub's)
+        self.metrics = UNCOUNTED
         self.last_seen = max(table.last_active_at, table.created_at)
         #: other processes' connected seats: origin -> (seats, valid until, monotonic)
         self.remote: dict[str, tuple[frozenset[int], float]] = {}
@@ -58,6 +61,9 @@ class Referee:
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: me.catch_up(table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
+        #: the server is draining and this table is done here: no move is taken any more
+        #: (see :mod:`maumau.server.drain`)
+        self.stopped = False
 
     # --- connections ------------------------------------------------------------------
 
@@ -175,9 +181,11 @@ class Referee:
         self.broadcast_lobby()
         self.announce()
 
-    def close_all(self, code: str, message: str) -> None:
+    def close_all(self, code: str, message: str, close_code: int = 1000) -> None:
+        """Tell every connection ``closed`` (``code``, ``message``) and close it with the
+        WebSocket ``close_code``."""
         for conn in list(self.connections):
-            conn.close(Closed(code=code, message=message))
+            conn.close(Closed(code=code, message=message), close_code)
         self.connections.clear()
         self.presence.cancel()
         self.stand_in.stop()
@@ -228,6 +236,7 @@ class Referee:
         action = read_action(seat, dict(data), self.table.rules)
         table = self.table
         async with table.lock:
+            self.refuse_if_stopped()
             if conn.seat != seat:  # (seats change only in the lobby, where nobody acts)
                 raise ServerError("game_not_started", "the seats changed: no game is on")
             game = table.require_game()
@@ -242,6 +251,12 @@ class Referee:
                     f"this move was made at version {version}, the game is at {game.version}",
                 )
             await self.apply(seat, action, action_id, conn)
+
+    def refuse_if_stopped(self) -> None:
+        """A move that comes once the table is done here (the server is draining) is
+        refused, not taken: the client sends it again where it reconnects."""
+        if self.stopped:
+            raise ServerError("server_stopping", "the server is restarting; reconnect soon")
 
     async def apply(
         self,
@@ -259,12 +274,14 @@ class Referee:
             step = table.try_action(seat, action, client_id, by)
         except IllegalAction as exc:
             raise ServerError(exc.code, exc.message) from None
+        started = time.perf_counter()
         await self.commit(step)
         game = table.require_game()
         if game.round_over:
             table.ready.clear()
             table.round_ended_at = self.clock()
         self.broadcast_state(None if sender is None or client_id is None else (sender, client_id))
+        self.metrics.moved(time.perf_counter() - started)
         if game.round_over:
             self.round_ended(game)
         if game.finished:
@@ -300,7 +317,9 @@ class Referee:
                 "conflict", "another server process changed this game first; try again"
             )
         table.rebuild(table.steps())
-        log.warning("table %s: a step could not be stored: %s", table.id, exc)
+        log.warning(
+            "table %s: a step could not be stored: %s", table.id, exc, extra={"table": table.id}
+        )
         raise ServerError(
             "store_unavailable", "the database cannot be reached; nothing was changed"
         )
@@ -408,5 +427,7 @@ class Referee:
         try:
             await unbroken(self.store.set_status(table.id, "finished", self.clock()))
         except StoreError as exc:
-            log.warning("table %s: could not mark finished: %s", table.id, exc)
+            log.warning(
+                "table %s: could not mark finished: %s", table.id, exc, extra={"table": table.id}
+            )
         self.broadcast_lobby()

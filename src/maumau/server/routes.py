@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse, JSONResponse
 
 from maumau.server import seating
 from maumau.server.archive import reply
+from maumau.server.clients import base_url, client_host
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import address_key
@@ -79,7 +80,7 @@ async def health(request: Request) -> Health | JSONResponse:
 async def create_game(body: CreateGame, request: Request) -> SeatGranted:
     """Create a table; its creator takes seat 0 and is the host."""
     hub = hub_of(request)
-    address = address_key(request.client.host) if request.client else "unknown"
+    address = address_key(client_host(request))
     if not request.app.state.create_limiter.allow(address):
         raise ServerError(
             "too_many_tables", "too many tables created from this address; wait a minute"
@@ -162,7 +163,7 @@ async def replay_frames(game_id: str, request: Request) -> Response:
 async def _document(request: Request, game_id: str, kind: str) -> Response:
     """A finished game's document, made once in a worker and kept (maumau.server.archive)."""
     archive = hub_of(request).archive
-    archive.allow(address_key(request.client.host) if request.client else "unknown")
+    archive.allow(address_key(client_host(request)))
     document = await archive.document(game_id, kind)
     return await reply(document, request.headers.get("accept-encoding"))
 
@@ -176,8 +177,13 @@ async def _document(request: Request, game_id: str, kind: str) -> Response:
 async def invite_qr(game_id: str, request: Request) -> Response:
     """A QR code of the table's invite link (it holds no token)."""
     referee = await hub_of(request).referee(game_id)
-    link = str(request.base_url).rstrip("/") + invite_of(referee.table.id)
-    return Response(qr_svg(link), media_type="image/svg+xml")
+    return Response(qr_svg(invite_link(request, referee.table.id)), media_type="image/svg+xml")
+
+
+def invite_link(request: Request, game_id: str) -> str:
+    """The absolute invite link of a table: at ``--public-url`` if the server has one,
+    else at the request's ``Host`` (with the scheme the client used)."""
+    return base_url(request, request.app.state.config.public_url) + invite_of(game_id)
 
 
 @router.get("/g/{game_id}", include_in_schema=False)

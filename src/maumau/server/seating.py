@@ -246,7 +246,12 @@ async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
         try:
             await referee.deal_if_due()
         except ServerError as exc:  # the game has started; the deal is tried again
-            log.warning("table %s: the first deal was not stored: %s", table.id, exc.message)
+            log.warning(
+                "table %s: the first deal was not stored: %s",
+                table.id,
+                exc.message,
+                extra={"table": table.id},
+            )
         referee.stand_in.poke()
 
 

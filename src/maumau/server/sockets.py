@@ -21,8 +21,10 @@ from starlette.types import Message, Send
 
 from maumau.server import seating
 from maumau.server.admission import Admission, Place
+from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
 from maumau.server.connection import Connection
+from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
@@ -47,12 +49,16 @@ TYPES = ("hello", "action", "ping", "ready")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
-    """Browsers send Origin; a page from another site may not open a table's socket."""
+    """Browsers send Origin; a page from another site may not open a table's socket.
+    A page of this server is one whose origin is the ``Host`` asked for, or the
+    ``--public-url``'s (behind a proxy the Host may be another)."""
     origin = ws.headers.get("origin")
     if origin is None:
         return True
     if urlsplit(origin).netloc.lower() == ws.headers.get("host", "").lower():
         return True  # a page of this server
+    if config.public_url and origin_of(origin) == origin_of(config.public_url):
+        return True
     allowed = config.allowed_origins or ()
     return "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}
 
@@ -69,6 +75,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     config: ServerConfig = ws.app.state.config
     admission: Admission = ws.app.state.admission
     if not origin_allowed(ws, config):
+        hub.metrics.refused("bad_origin")
         await ws.close(code=1008, reason="bad_origin")  # before accept: HTTP 403
         return
     await ws.accept()
@@ -76,12 +83,15 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     place: Place | None = None
     try:
         try:
-            place = admission.enter(ws.client.host if ws.client else "unknown")
+            place = admission.enter(client_host(ws))
             referee = await hub.referee(game_id)
             place.join(referee.table.id)
+            if hub.draining:  # (a socket that came in as the listener closed)
+                raise ServerError("server_stopping", GOODBYE)
         except ServerError as exc:
+            hub.metrics.refused(exc.code)
             await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
-            await ws.close(1008)
+            await ws.close(SERVICE_RESTART if exc.code == "server_stopping" else 1008)
             return
         limiter = TokenBucket(config.messages_per_second, config.message_burst)
         conn = Connection(ws, limiter, config.send_queue, send)
@@ -91,7 +101,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
                 if conn.greeted:
                     message = await ws.receive()
                 else:
-                    message = await _before_hello(ws, conn, deadline, config)
+                    message = await _before_hello(ws, conn, deadline, config, hub)
                 if message["type"] == "websocket.disconnect":
                     break
                 text = message.get("text")
@@ -114,7 +124,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
 
 
 async def _before_hello(
-    ws: WebSocket, conn: Connection, deadline: float, config: ServerConfig
+    ws: WebSocket, conn: Connection, deadline: float, config: ServerConfig, hub: Hub
 ) -> Message:
     """The next message of a socket that has not said hello yet, if it comes before
     ``deadline`` (the event loop's time); else the socket is told ``hello_timeout``
@@ -124,6 +134,7 @@ async def _before_hello(
             return await ws.receive()
     except TimeoutError:
         seconds = f"{config.hello_seconds:g}"
+        hub.metrics.refused("hello_timeout")
         conn.close(Closed(code="hello_timeout", message=f"no hello came within {seconds} s"))
         return {"type": "websocket.disconnect", "code": 1000}
 
@@ -133,9 +144,11 @@ async def receive(
 ) -> None:
     """Handle one text message from a client."""
     if not conn.limiter.allow():
+        hub.metrics.refused("rate_limited")
         conn.send(_error("rate_limited", "too many messages; slow down"))
         return
     if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
+        hub.metrics.refused("message_too_large")
         conn.send(_error("message_too_large", _too_large(config)))
         return
     action_id: str | None = None
@@ -153,6 +166,9 @@ async def receive(
             if referee.table.status == "closed":
                 conn.close(Closed(code="table_closed", message="the table was closed"))
                 return
+            if referee.stopped or hub.draining:
+                conn.close(Closed(code="server_stopping", message=GOODBYE), SERVICE_RESTART)
+                return
             token = message.token
             # the token's seat is found and joined under the lock that every change of
             # the seats holds, so the position is the token's own when it is used
@@ -162,6 +178,7 @@ async def receive(
                 )
                 referee.join(conn, seat, key)
             hub.notices.greet(conn)
+            hub.metrics.greeted(referee, key)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
@@ -173,9 +190,15 @@ async def receive(
         else:
             conn.send(Pong())
     except ServerError as exc:
+        hub.metrics.refused(exc.code)
         conn.send(_error(exc.code, exc.message, action_id))
     except Exception:
-        log.exception("table %s: a message could not be handled", referee.table.id)
+        log.exception(
+            "table %s: a message could not be handled",
+            referee.table.id,
+            extra={"table": referee.table.id},
+        )
+        hub.metrics.refused("internal_error")
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 import weakref
 from collections.abc import Callable
 from typing import Protocol, cast
@@ -27,6 +28,7 @@ from maumau.bots import Bot, make_bot
 from maumau.engine import Action, Game, SeatView
 from maumau.server.budget import Budget
 from maumau.server.errors import ServerError
+from maumau.server.metrics import Counts
 from maumau.server.table import Table
 
 log = logging.getLogger("maumau.server")
@@ -41,6 +43,7 @@ class Host(Protocol):
 
     table: Table
     clock: Callable[[], float]
+    metrics: Counts
 
     def connected(self) -> set[int]: ...
 
@@ -81,6 +84,8 @@ class StandIn:
         self.busy = False
         #: the hub's budget of computer play (``None``: unlimited, and no workers)
         self.budget: Budget | None = None
+        #: for good: the server is stopping (no computer move is planned any more)
+        self.halted = False
 
     # --- who plays ----------------------------------------------------------------------
 
@@ -102,7 +107,7 @@ class StandIn:
     def absent(self, seat: int) -> None:
         """A human seat lost its last connection: start its grace period."""
         grace = self.table.settings.grace_seconds
-        if grace is None or self.table.is_bot(seat) or seat in self.grace:
+        if grace is None or self.halted or self.table.is_bot(seat) or seat in self.grace:
             return
         loop = asyncio.get_running_loop()
         self.grace[seat] = loop.call_later(grace, self.take_over, seat)
@@ -119,6 +124,7 @@ class StandIn:
         if seat in self.referee.connected() or self.table.status in ("finished", "closed"):
             return
         self.table.stand_in.add(seat)
+        self.referee.metrics.took_over()
         self.referee.broadcast_lobby()
         if self.table.game is not None:
             self.referee.broadcast_state()
@@ -169,6 +175,8 @@ class StandIn:
     def poke(self) -> None:
         """Plan the next computer move after a change (or nothing, if none is due)."""
         self.generation += 1
+        if self.halted:
+            return
         delay = self.plan()
         if delay is None:
             return
@@ -181,10 +189,17 @@ class StandIn:
             handle.cancel()
         self.grace.clear()
 
-    async def finish(self) -> None:
-        """:meth:`stop`, then wait for a move being made to be committed, so that the
-        store can be closed under nobody's feet."""
+    def halt(self) -> None:
+        """:meth:`stop` for good: no computer move is planned after this, whatever
+        changes (the server is stopping; another process, or this one started again,
+        plays on from the record)."""
+        self.halted = True
         self.stop()
+
+    async def finish(self) -> None:
+        """:meth:`halt`, then wait for a move being made to be committed, so that the
+        store can be closed under nobody's feet."""
+        self.halt()
         task = self.task
         if task is None or task.done():
             return
@@ -256,18 +271,29 @@ class StandIn:
                 await self.move()
             except ServerError as exc:
                 if exc.code == "conflict":  # another process moved first: it was reloaded
-                    log.info("table %s: another process moved first", table.id)
+                    log.info(
+                        "table %s: another process moved first", table.id, extra={"table": table.id}
+                    )
                     self.poke()
                     return
-                log.warning("table %s: a computer move failed: %s", table.id, exc.message)
+                log.warning(
+                    "table %s: a computer move failed: %s",
+                    table.id,
+                    exc.message,
+                    extra={"table": table.id},
+                )
                 if exc.code == "store_unavailable":
                     self.retry_later()
             except Exception:
-                log.exception("table %s: a computer move crashed", table.id)
+                log.exception(
+                    "table %s: a computer move crashed", table.id, extra={"table": table.id}
+                )
             finally:
                 self.busy = False
 
     def retry_later(self) -> None:
+        if self.halted:
+            return
         generation = self.generation + 1
         self.generation = generation
         self.task = asyncio.get_running_loop().create_task(self.run(RETRY_SECONDS, generation))
@@ -290,7 +316,9 @@ class StandIn:
             return
         for seat in self.catchers(game):
             self.offered = game.version
+            started = time.perf_counter()
             action = self.bot(seat).react(game.view(seat), game.legal_actions(seat))
+            referee.metrics.decided(self.level_of(seat), time.perf_counter() - started)
             if action is not None:
                 await referee.apply(seat, action, by=self.mover(seat))
                 return
@@ -302,10 +330,12 @@ class StandIn:
             self.poke()
             return
         view, legal = game.view(seat), game.legal_actions(seat)
-        if self.level_of(seat) == "hard" and len(legal) > 1:
+        level, started = self.level_of(seat), time.perf_counter()
+        if level == "hard" and len(legal) > 1:
             action = await self.think(seat, view, legal)
         else:
             action = self.bot(seat).choose(view, legal)
+        referee.metrics.decided(level, time.perf_counter() - started)
         await referee.apply(seat, action, by=self.mover(seat))
 
     def mover(self, seat: int) -> str | None:
@@ -324,5 +354,9 @@ class StandIn:
         try:
             return await self.budget.workers.decide("hard", view, legal)
         except Exception:
-            log.exception("table %s: a worker could not decide; the normal bot does", self.table.id)
+            log.exception(
+                "table %s: a worker could not decide; the normal bot does",
+                self.table.id,
+                extra={"table": self.table.id},
+            )
             return make_bot("normal", secrets.randbits(32)).choose(view, legal)

@@ -112,6 +112,8 @@ class SqliteAppender:
         #: transactions and appends written, for benchmarks: rows per commit
         self.commits = 0
         self.appends = 0
+        #: batches or appends that failed because the database was unavailable
+        self.failures = 0
 
     async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         """Write ``steps`` with the next group; return once they are durable (a
@@ -178,6 +180,7 @@ class SqliteAppender:
 
     def _unavailable(self, exc: BaseException) -> BaseException:
         if isinstance(exc, (sqlite3.Error, OSError)):
+            self.failures += 1  # (only this thread counts them)
             failure = StoreUnavailable(
                 f"database {self._url} unavailable: {type(exc).__name__}: {exc}"
             )

@@ -1,14 +1,17 @@
 """Change notices between server processes sharing one PostgreSQL database.
 
 Every write that changes a game sends ``NOTIFY maumau_games`` with ``"<origin> <game
-id> steps"`` (steps were appended) or ``"... table"`` (seats or status changed) in the
-same transaction, so the notice is delivered when (and only if) the
-change is committed.  ``origin`` is the writing store's id: a process skips its own
-notices.  A :class:`Listener` holds one connection that ``LISTEN``\\s and hands every
-other process's notice to a callback, and likewise the notices in which each process
-says which seats of a game are connected to it; when its connection is lost it connects again
-(with backoff) and calls ``on_connect``, so that its owner can catch up with what it
-may have missed meanwhile.
+id> steps <time>"`` (steps were appended) or ``"... table <time>"`` (seats or status
+changed) in the same transaction, so the notice is delivered when (and only if) the
+change is committed; ``<time>`` is the writer's Unix time just before the commit, so
+that the listener can tell how long the notice took (the metrics' NOTIFY lag).  A
+process of an older version reads such a notice as a change of the table (it reloads
+the whole table: slower, never wrong).  ``origin`` is the writing store's id: a
+process skips its own notices.  A :class:`Listener` holds one connection that
+``LISTEN``\\s and hands every other process's notice to a callback, and likewise the
+notices in which each process says which seats of a game are connected to it; when its
+connection is lost it connects again (with backoff) and calls ``on_connect``, so that
+its owner can catch up with what it may have missed meanwhile.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,7 +54,7 @@ async def notify(
 ) -> None:
     """Send a change notice for each of ``game_ids`` when ``conn``'s transaction commits
     (``steps_only``: only steps were appended, the rest of the table is as it was)."""
-    what = " steps" if steps_only else " table"
+    what = f" {'steps' if steps_only else 'table'} {time.time():.4f}"
     await conn.execute(_NOTIFY, {"origin": origin, "games": list(game_ids), "what": what})
 
 
@@ -96,6 +100,8 @@ class Listener:
         self._on_change = on_change
         self._on_connect = on_connect
         self._task: asyncio.Task[None] | None = None
+        #: given the seconds each change notice took from its commit to here
+        self.on_lag: Callable[[float], None] | None = None
         #: True while a listening connection is up
         self.connected = False
         self.ready = asyncio.Event()
@@ -151,7 +157,11 @@ class Listener:
         origin, _, rest = payload.partition(" ")
         game_id, _, what = rest.partition(" ")
         if origin != self._origin and game_id:
+            what, _, sent = what.partition(" ")
             self._on_change(game_id, what == "steps")
+            if sent and self.on_lag is not None:
+                with contextlib.suppress(ValueError):
+                    self.on_lag(max(0.0, time.time() - float(sent)))
 
     def _presence(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
         origin, _, rest = payload.partition(" ")

@@ -31,7 +31,7 @@ from maumau.store.errors import (
 )
 from maumau.store.files import private_database
 from maumau.store.group import Append, Committer, GroupCommit, latest_times
-from maumau.store.migrate import upgrade
+from maumau.store.migrate import current_revision, upgrade
 from maumau.store.notify import Listener, announce, ask, listen_dsn, notify
 from maumau.store.rows import (
     GameRow,
@@ -72,6 +72,8 @@ class Store:
         )
         #: this store's id in change notices, so a process can skip its own
         self.origin = secrets.token_hex(8)
+        #: transactions that failed because the database was unavailable (see errors)
+        self.failures = 0
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -160,7 +162,18 @@ class Store:
             async with self._read() as conn:
                 await ask(conn, self.origin, game_id)
 
+    @property
+    def errors(self) -> int:
+        """How many transactions failed so far because the database was unavailable
+        (for the metrics)."""
+        return self.failures + (0 if self._appender is None else self._appender.failures)
+
     # --- reading ---------------------------------------------------------------------
+
+    async def revision(self) -> str | None:
+        """The schema revision the database is at (``None``: never migrated)."""
+        async with self._read() as conn:
+            return await conn.run_sync(current_revision)
 
     async def check(self) -> None:
         """Ask the database something trivial: :class:`StoreError` if it cannot answer
@@ -399,6 +412,7 @@ class Store:
         except IntegrityError:
             raise
         except _UNAVAILABLE as exc:
+            self.failures += 1
             reason = _reason(exc)
             if self._password:
                 reason = reason.replace(str(self._password), "***")
