@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from maumau import __version__
+from maumau.cli_admin import add_commands as add_admin_commands
+from maumau.cli_backup import add_commands as add_backup_commands
 from maumau.cli_bots import add_commands as add_bot_commands
 from maumau.cli_env import apply_to_commands
 from maumau.cli_load import add_commands as add_load_commands
@@ -184,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_bot_commands(commands)
     add_serve_commands(commands)
     add_load_commands(commands)
+    add_backup_commands(commands)
+    add_admin_commands(commands)
     return parser
 
 

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import probes, routes, sockets
+from maumau.server import notices, probes, routes, sockets
 from maumau.server.admission import Admission
 from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
@@ -139,6 +139,7 @@ def create_app(config: ServerConfig | None = None) -> App:
 
     app.add_middleware(BodyLimit, metrics=metrics)
     app.include_router(routes.router)
+    app.include_router(notices.router)
     app.include_router(probes.router)
     app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
     return app

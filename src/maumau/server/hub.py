@@ -20,6 +20,7 @@ from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.metrics import Counts
+from maumau.server.notices import Notices
 from maumau.server.referee import Referee
 from maumau.server.table import Table
 from maumau.server.tasks import quiet
@@ -62,6 +63,8 @@ class Hub:
         #: documents (maumau.server.archive)
         self.budget = Budget(config, self.referees)
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
+        #: what ``maumau admin`` asks of this server (maumau.server.notices)
+        self.notices = Notices(self)
         #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
         #: new players
         self.draining = False
@@ -236,6 +239,7 @@ class Hub:
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self.sweeper = loop.create_task(self.run_sweeper())
+        self.notices.start()
         if self.listener is not None:
             self.listener.start()
             self.heartbeat = loop.create_task(self.run_heartbeat())
@@ -251,6 +255,7 @@ class Hub:
             referee.stand_in.halt()
 
     async def stop(self) -> None:
+        await self.notices.stop()
         if self.heartbeat is not None:
             self.heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -323,6 +323,18 @@ class Closed(Model):
     message: str
 
 
+class Announcement(Model):
+    """The operator's announcement (``maumau admin announce``), e.g. before maintenance:
+    sent to every connected client when it is made, and after ``welcome`` while it
+    lasts.  ``text`` is plain text to show as it is (never markup); an empty ``text``
+    withdraws the announcement.  ``expires``: unix seconds after which it is no longer
+    shown, or ``None``: until the next one."""
+
+    type: Literal["announcement"] = "announcement"
+    text: str
+    expires: float | None = None
+
+
 Welcome.model_rebuild()
 
 SERVER_MESSAGES: tuple[type[Model], ...] = (
@@ -337,6 +349,7 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Pong,
     ErrorMessage,
     Closed,
+    Announcement,
 )
 CLIENT_MESSAGES: tuple[type[Model], ...] = (Hello, ActionMessage, Ping, Ready)
 

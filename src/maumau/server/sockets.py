@@ -177,6 +177,7 @@ async def receive(
                     (None, None) if token is None else await seating.hello_seat(referee, token)
                 )
                 referee.join(conn, seat, key)
+            hub.notices.greet(conn)
             hub.metrics.greeted(referee, key)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:

@@ -60,3 +60,27 @@ def _tighten(path: Path) -> None:
     mode = stat.S_IMODE(info.st_mode)
     if mode & 0o077 and info.st_uid == os.getuid():
         path.chmod(mode & 0o700)
+
+
+def check_owner(path: Path) -> None:
+    """Refuse (``PermissionError``) to work on the database file ``path`` (or, when it is
+    missing, the directory it would be in) if another user owns it: a file SQLite made
+    beside it (``-wal``, ``-shm``) or a restored file would be this user's, and the
+    server's own user could then no longer open its database."""
+    target = path if path.exists() else path.parent
+    try:
+        owner = target.stat().st_uid
+    except FileNotFoundError:
+        return
+    if owner == os.getuid():
+        return
+    try:
+        import pwd
+
+        name = pwd.getpwuid(owner).pw_name
+    except (ImportError, KeyError):
+        name = str(owner)
+    raise PermissionError(
+        f"{target} belongs to the user {name}: run this as that user "
+        f"(sudo -u {name} maumau ...), so that the server can still open its database"
+    )

@@ -1,5 +1,6 @@
 """The database schema (SQLAlchemy Core): games, their seats, their append-only steps,
-and the tokens of seats removed from them.
+the tokens of seats removed from them, finished games' documents, and the notices
+``maumau admin`` leaves for the running servers.
 
 ``migrations/versions`` creates exactly these tables; a test keeps the two in step.
 Constraint names follow ``NAMING`` so that every database names them alike.  On SQLite
@@ -20,6 +21,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
 )
 
 NAMING = {
@@ -107,4 +109,19 @@ exports = Table(
     ),
     Column("kind", String(16), primary_key=True),
     Column("body", LargeBinary, nullable=False),
+)
+
+#: what ``maumau admin`` asks of every running server, read by id (each server keeps the
+#: last id it has seen): ``kind`` ``announce`` (``text`` shown to every client until
+#: ``expires``, unix seconds; ``None``: until the next one) or ``close`` (the table
+#: ``game_id`` was closed; ``text`` is the reason its players are told)
+admin_notices = Table(
+    "admin_notices",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("game_id", String(32), nullable=True),
+    Column("text", Text, nullable=False),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=True),
 )

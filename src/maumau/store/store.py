@@ -9,10 +9,10 @@ method is one transaction, committed when the method returns.  Database failures
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import cast
+from typing import TypeVar, cast
 
 from sqlalchemy import bindparam, delete, insert, literal, select, update
 from sqlalchemy.engine import make_url
@@ -46,6 +46,8 @@ from maumau.store.schema import seats as seats_table
 from maumau.store.schema import steps as steps_table
 from maumau.store.urls import database_url, redact, sqlite_file
 from maumau.store.writer_thread import Immediate, on_writer_thread
+
+T = TypeVar("T")
 
 # what a database that cannot be reached (or breaks mid-way) raises
 _UNAVAILABLE = (OperationalError, DBAPIError, OSError, ConnectionError, TimeoutError)
@@ -178,6 +180,12 @@ class Store:
         (the health check; its cost does not grow with the tables kept)."""
         async with self._read() as conn:
             await conn.execute(select(literal(1)))
+
+    async def read(self, query: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """``query(conn)`` in one read transaction (for the SQL of other modules, such
+        as :mod:`maumau.store.admin`'s notices)."""
+        async with self._read() as conn:
+            return await query(conn)
 
     async def game(self, game_id: str) -> GameRow | None:
         """The game ``game_id`` with its seats, or None."""

@@ -1,6 +1,7 @@
 // One table's page (/g/<id>): joins or rejoins the seat, keeps the live connection, and
 // shows the lobby, the table, the round summaries, the result and the replay (#replay).
 
+import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
@@ -99,6 +100,9 @@ export class GamePage {
 
   receive(msg) {
     switch (msg.type) {
+      case "announcement":
+        showAnnouncement(msg);
+        return;
       case "welcome":
         this.me = msg;
         this.logRound = null; // a new connection: the next state brings the whole round

@@ -1,5 +1,6 @@
 // Start-up: language, suit colours, then the page for this address.
 
+import { loadAnnouncement } from "./announcement.js";
 import { GamePage } from "./game.js";
 import { renderHome } from "./home.js";
 import { LANGUAGES, onLanguage, preferredLanguage, setLanguage, t } from "./i18n.js";
@@ -35,6 +36,7 @@ async function start() {
   setupPicker();
   const wanted = new URLSearchParams(location.search).get("lang");
   await setLanguage(LANGUAGES.includes(wanted) ? wanted : preferredLanguage(), LANGUAGES.includes(wanted));
+  loadAnnouncement();
   const root = document.getElementById("app");
   const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)\/?$/);
   if (match) {
