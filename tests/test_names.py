@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from maumau.server.errors import ServerError
 from maumau.server.names import (
+    BLANK,
     MAX_LENGTH,
     display_name,
     distinct_name,
@@ -231,7 +232,9 @@ ANY_CHAR = st.one_of(
     st.characters(exclude_categories=()),
     st.sampled_from([c for c, _ in FORBIDDEN] + BLANKS + [" ", "\u00a0", "\u3000", "\u0301"]),
 )
-NAME_CHAR = st.characters(categories=("L", "N", "P", "S", "Zs", "M"))
+#: characters of the allowed categories; the blank letters and marks (names.BLANK) are
+#: refused whatever their category, so they are not drawn where a text must hold none
+NAME_CHAR = st.characters(categories=("L", "N", "P", "S", "Zs", "M"), exclude_characters=BLANK)
 
 
 def accepted(raw: str) -> str | None:
