@@ -1,7 +1,7 @@
 """Real reverse proxies in front of ``maumau serve`` for the tests: nginx and Caddy
 running the recipes shipped in ``deploy/``, as they are, with only their ports,
-addresses and log paths changed (:func:`render` fails when a file no longer has what it
-changes, so the tests cannot drift from the recipe).
+addresses and log paths changed (``lab.nginx.render`` fails when a file no longer has
+what it changes, so the tests cannot drift from the recipe).
 
 - :class:`Nginx` (``deploy/nginx/maumau.conf``, or ``maumau-two.conf`` with two game
   servers), :class:`Caddy` (``deploy/caddy/Caddyfile``): ``.start()``, ``.stop()``,
@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 
+from lab import nginx
+from lab.nginx import render
 from lab.ports import free_port
 from test_server_live import Server
 
@@ -39,16 +41,6 @@ def need(program: str) -> str:
     if path is None:
         pytest.skip(f"{program} is not installed (apt-get install -y {program})")
     return path
-
-
-def render(text: str, changes: dict[str, str]) -> str:
-    """``text`` with each key replaced by its value; each must occur exactly once."""
-    for old, new in changes.items():
-        count = text.count(old)
-        if count != 1:
-            raise AssertionError(f"the recipe has {old!r} {count} times, not once")
-        text = text.replace(old, new)
-    return text
 
 
 def request_from(
@@ -147,8 +139,8 @@ class Front:
 class Nginx(Front):
     """nginx with ``deploy/nginx/RECIPE`` (``maumau.conf``: one upstream port;
     ``maumau-two.conf``: two), inside a minimal main configuration as Debian's
-    ``nginx.conf`` includes it.  ``changes``: more replacements (a benchmark's raised
-    ``limit_conn``)."""
+    ``nginx.conf`` includes it (bench/lab/nginx.py).  ``changes``: more replacements
+    (a benchmark's raised ``limit_conn``)."""
 
     name = "nginx"
 
@@ -161,33 +153,11 @@ class Nginx(Front):
     ) -> None:
         super().__init__(workdir)
         self.binary = need("nginx")
-        site = {
-            "listen 80;": f"listen 127.0.0.1:{self.port};",
-            "/var/log/nginx/maumau.access.log": str(self.access_log),
-        }
-        for i, port in enumerate(upstreams):
-            site[f"server 127.0.0.1:{8000 + i}"] = f"server 127.0.0.1:{port}"
-        text = render((DEPLOY / "nginx" / recipe).read_text(), site | (changes or {}))
-        (workdir / "maumau.conf").write_text(text)
-        temp = workdir / "temp"
-        temp.mkdir(exist_ok=True)
-        user = "user root;\n" if os.geteuid() == 0 else ""
-        paths = "".join(
-            f"    {kind}_temp_path {temp / kind};\n"
-            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-        )
-        (workdir / "nginx.conf").write_text(
-            f"{user}worker_processes 1;\npid {workdir / 'nginx.pid'};\n"
-            f"error_log {workdir / 'error.log'} warn;\n"
-            "events { worker_connections 4096; }\n"
-            f"http {{\n{paths}    include {workdir / 'maumau.conf'};\n}}\n"
-        )
+        text = nginx.site(recipe, self.port, upstreams, self.access_log, changes)
+        nginx.configure(workdir, text)
 
     def command(self) -> list[str]:
-        conf = str(self.workdir / "nginx.conf")
-        error_log = str(self.workdir / "error.log")
-        prefix = str(self.workdir) + "/"
-        return [self.binary, "-p", prefix, "-e", error_log, "-c", conf, "-g", "daemon off;"]
+        return nginx.command(self.binary, self.workdir)
 
     def upstreams_used(self) -> list[str]:
         """The ``upstream=`` of each access log line (which game server served it)."""

@@ -62,8 +62,13 @@ def test_a_game_through_nginx_in_front_of_two_processes_on_postgresql(
             assert not [e for e in human.errors if e["code"] != "conflict"], human.errors
         assert a.request("GET", f"/api/games/{game_id}/record") == record
         assert b.request("GET", f"/api/games/{game_id}/record") == record
-    used = set(nginx.upstreams_used())
-    assert {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"} <= used, used
+        used = set(nginx.upstreams_used())
+        assert {f"127.0.0.1:{a.port}", f"127.0.0.1:{b.port}"} <= used, used
+        # one process gone: every request goes to the other (proxy_next_upstream)
+        b.kill()
+        for _ in range(6):
+            assert nginx.request("GET", f"/api/games/{game_id}")["status"] == "finished"
+            assert nginx.request("POST", "/api/games", {"name": "Ana"})["seat"] == 0
 
 
 def test_a_game_through_caddy_in_front_of_one_process(tmp_path: Path) -> None:
