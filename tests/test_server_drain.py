@@ -63,7 +63,7 @@ def terminate(server: Server) -> int:
 @pytest.fixture
 def drained(tmp_path: Path) -> Iterator[Server]:
     server = Server(tmp_path / "data")
-    server.options = ["--drain-seconds", "5"]
+    server.options = ["--drain-seconds", "5", "--messages-per-second", "1000"]
     server.start()
     yield server
     server.stop()
