@@ -327,14 +327,15 @@ def test_serve_prints_where_and_what_to_open(tmp_path: Path) -> None:
     assert data_dir.is_dir()
 
 
-def test_a_stopping_server_says_so_before_it_closes(server: Server) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopping_server_says_so_before_it_closes(server: Server, stop: signal.Signals) -> None:
     created = server.request("POST", "/api/games", {"name": "Ana", "preset": "standard"})
     url = f"ws://127.0.0.1:{server.port}/ws/{created['game_id']}"
     with connect(url, open_timeout=5) as ws:
         ws.send(json.dumps({"type": "hello", "token": created["token"]}))
         assert json.loads(ws.recv(timeout=5))["type"] == "welcome"
         assert server.proc is not None
-        server.proc.terminate()  # SIGTERM: a normal stop
+        server.proc.send_signal(stop)  # SIGTERM (as systemd stops it) or Ctrl+C
         seen = []
         with pytest.raises(ConnectionClosed):
             while True:

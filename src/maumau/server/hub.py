@@ -271,9 +271,11 @@ class Hub:
             self.sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.sweeper
-        for referee in list(self.referees.values()):
-            await referee.stand_in.finish()
-            referee.close_all("server_stopping", "the server is restarting; reconnect soon")
+        referees = list(self.referees.values())
+        # (side by side: each waits a bounded while for a move being made)
+        await asyncio.gather(*(r.stand_in.finish() for r in referees))
+        for referee in referees:
+            referee.close_all("server_stopping", "the server is restarting; reconnect soon", 1012)
         self.referees.clear()
         await self.budget.close()  # the worker processes
         await self.archive.close()

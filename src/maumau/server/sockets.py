@@ -84,10 +84,10 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     try:
         try:
             place = admission.enter(client_host(ws))
-            referee = await hub.referee(game_id)
-            place.join(referee.table.id)
             if hub.draining:  # (a socket that came in as the listener closed)
                 raise ServerError("server_stopping", GOODBYE)
+            referee = await hub.referee(game_id)
+            place.join(referee.table.id)
         except ServerError as exc:
             hub.metrics.refused(exc.code)
             await ws.send_text(Closed(code=exc.code, message=exc.message).model_dump_json())
