@@ -362,6 +362,9 @@ class Referee:
                 self.broadcast(round_end(game, index))
             if game.finished and not finished:
                 self.broadcast(game_end(game))
+                # the process that made the last move marks it finished too; until its
+                # change arrives, this one would refuse the record it just announced
+                await self.finish_if_over()
         self.stand_in.poke()
 
     def accept_all(self, steps: list[StepRow]) -> None:
