@@ -59,3 +59,13 @@ def test_a_wrong_value_is_refused_naming_the_variable(
     assert "MAUMAU_LOG_LEVEL: 'loud' is not one of" in capsys.readouterr().err
     # a wrong variable of serve does not stop another command
     assert main(["rules", "--preset", "standard"]) == 0
+
+
+def test_a_flag_never_comes_from_the_environment() -> None:
+    """A setting left in an environment file must never force a restore or skip an
+    export: flags are the command line's alone."""
+    environ = {"MAUMAU_FORCE": "1", "MAUMAU_NO_EXPORT": "1", "MAUMAU_DRY_RUN": "1"}
+    args = parsed(["restore", "--from", "backup.sqlite3"], environ)
+    assert args.force is False
+    args = parsed(["admin", "purge", "--finished-before", "2026-01-01"], environ)
+    assert args.no_export is False and args.dry_run is False

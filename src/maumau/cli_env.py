@@ -5,7 +5,9 @@ name in capitals, ``-`` as ``_`` (``--public-url`` is ``MAUMAU_PUBLIC_URL``).
 A service manager's environment file then holds a site's settings, and a secret such as
 the database URL's password stays out of the process list.  An option on the command
 line wins over the environment.  A repeatable option takes several values separated by
-commas; a flag takes ``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``.
+commas.  A flag (``--force``, ``--dry-run``, ``--no-export``) is only ever the
+command line's: a setting left in an environment file must never force a restore or
+skip an export.
 A value that the option would refuse is refused the same way, naming the variable
 (when that command runs: a wrong variable of ``serve`` does not stop ``maumau rules``)."""
 
@@ -16,9 +18,6 @@ import os
 from collections.abc import Mapping
 
 PREFIX = "MAUMAU_"
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 
 class SettingError(ValueError):
@@ -56,7 +55,7 @@ def apply_environment(
     defaults: dict[str, object] = {}
     for action in parser._actions:
         longs = [o for o in action.option_strings if o.startswith("--")]
-        if not longs or action.dest in ("help", "version"):
+        if not longs or action.nargs == 0:  # --help, --version and flags
             continue
         name = variable(longs[0])
         if name not in environ:
@@ -83,12 +82,6 @@ def _tree(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
 
 
 def _value(action: argparse.Action, name: str, text: str) -> object:
-    if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
-        lowered = text.lower()
-        if lowered not in _TRUE | _FALSE:
-            raise SettingError(f"{name}: {text!r} is not one of 1, true, 0, false")
-        on = lowered in _TRUE
-        return on if isinstance(action, argparse._StoreTrueAction) else not on
     if isinstance(action, argparse._AppendAction):
         return [_one(action, name, part.strip()) for part in text.split(",") if part.strip()]
     return _one(action, name, text)
