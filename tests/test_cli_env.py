@@ -69,3 +69,10 @@ def test_a_flag_never_comes_from_the_environment() -> None:
     assert args.force is False
     args = parsed(["admin", "purge", "--finished-before", "2026-01-01"], environ)
     assert args.no_export is False and args.dry_run is False
+
+
+def test_a_repeatable_option_on_the_command_line_replaces_the_environments() -> None:
+    environ = {"MAUMAU_TRUSTED_PROXY": "10.0.0.0/8,192.0.2.1"}
+    assert parsed(["serve"], environ).trusted_proxy == ["10.0.0.0/8", "192.0.2.1"]
+    args = parsed(["serve", "--trusted-proxy", "::1", "--trusted-proxy", "127.0.0.1"], environ)
+    assert args.trusted_proxy == ["::1", "127.0.0.1"]

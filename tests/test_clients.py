@@ -16,7 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from maumau.cli_serve import add_commands, proxy_settings
+from maumau.cli import build_parser
+from maumau.cli_env import apply_to_commands
+from maumau.cli_serve_options import proxy_settings
 from maumau.server.app import create_app
 from maumau.server.clients import PEER, Proxies, networks, public_url
 from maumau.server.config import ServerConfig
@@ -152,13 +154,15 @@ def test_a_bad_public_url_says_what_is_wrong(bad: str, says: str) -> None:
 
 
 def _serve_args(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    add_commands(parser.add_subparsers())
+    """``maumau serve`` parsed as the command line parses it, the environment's
+    ``MAUMAU_*`` variables included (maumau.cli_env)."""
+    parser = build_parser()
+    apply_to_commands(parser)
     return parser.parse_args(["serve", *argv])
 
 
 def test_settings_from_options_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MAUMAU_TRUSTED_PROXIES", "127.0.0.1,10.0.0.0/8")
+    monkeypatch.setenv("MAUMAU_TRUSTED_PROXY", "127.0.0.1,10.0.0.0/8")
     monkeypatch.setenv("MAUMAU_PUBLIC_URL", "https://cards.example.org/")
     assert proxy_settings(_serve_args()) == {
         "trusted_proxies": ("127.0.0.1/32", "10.0.0.0/8"),
@@ -172,11 +176,13 @@ def test_settings_from_options_or_the_environment(monkeypatch: pytest.MonkeyPatc
         "trusted_proxies": ("::1/128", "192.0.2.0/24", "192.0.2.1/32"),
         "public_url": "http://localhost:8080",
     }
-    monkeypatch.setenv("MAUMAU_TRUSTED_PROXIES", "10.0.0.0/8,nope")
-    with pytest.raises(ValueError, match=r"\$MAUMAU_TRUSTED_PROXIES: 'nope'"):
+    monkeypatch.setenv("MAUMAU_TRUSTED_PROXY", "10.0.0.0/8,nope")
+    with pytest.raises(ValueError, match=r"\$MAUMAU_TRUSTED_PROXY\): 'nope'"):
         proxy_settings(_serve_args())
-    monkeypatch.delenv("MAUMAU_TRUSTED_PROXIES")
-    with pytest.raises(ValueError, match=re.escape("--public-url: 'https://x.org/a'")):
+    monkeypatch.delenv("MAUMAU_TRUSTED_PROXY")
+    with pytest.raises(
+        ValueError, match=re.escape("--public-url (or $MAUMAU_PUBLIC_URL): 'https://x.org/a'")
+    ):
         proxy_settings(_serve_args("--public-url", "https://x.org/a"))
     monkeypatch.delenv("MAUMAU_PUBLIC_URL")
     assert proxy_settings(_serve_args()) == {"trusted_proxies": (), "public_url": None}

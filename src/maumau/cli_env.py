@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 PREFIX = "MAUMAU_"
 
@@ -61,12 +62,34 @@ def apply_environment(
         if name not in environ:
             continue
         try:
-            defaults[action.dest] = _value(action, name, environ[name].strip())
+            value = defaults[action.dest] = _value(action, name, environ[name].strip())
         except SettingError as exc:
             parser.set_defaults(environment_error=str(exc))
             return
+        if isinstance(action, argparse._AppendAction):
+            action.__class__ = _AppendOverEnvironment
+            assert isinstance(action, _AppendOverEnvironment)
+            action.environment = value
     if defaults:
         parser.set_defaults(**defaults)
+
+
+class _AppendOverEnvironment(argparse._AppendAction):
+    """A repeatable option whose default came from the environment: given on the
+    command line, its values replace the environment's instead of adding to them."""
+
+    environment: object = None
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is self.environment:
+            setattr(namespace, self.dest, None)
+        super().__call__(parser, namespace, values, option_string)
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import gc
 import logging
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,6 +14,16 @@ if TYPE_CHECKING:
     import uvicorn
 
     from maumau.server.config import ServerConfig
+
+from maumau.cli_serve_options import (
+    add_budget_arguments,
+    add_metrics_arguments,
+    add_proxy_arguments,
+    budget_settings,
+    count,
+    positive,
+    proxy_settings,
+)
 
 log = logging.getLogger("maumau.server")
 
@@ -45,14 +54,14 @@ def add_commands(commands: Any) -> None:
     )
     serve.add_argument(
         "--tables-per-minute",
-        type=_positive,
+        type=positive,
         default=10.0,
         metavar="N",
         help="tables one client address may create per minute (default 10)",
     )
     serve.add_argument(
         "--messages-per-second",
-        type=_positive,
+        type=positive,
         default=20.0,
         metavar="N",
         help="WebSocket messages one connection may send per second, with bursts of twice "
@@ -60,42 +69,42 @@ def add_commands(commands: Any) -> None:
     )
     serve.add_argument(
         "--connections-per-address",
-        type=_count,
+        type=count,
         default=64,
         metavar="N",
         help="WebSockets one client address (IPv6: its /64) may hold open at once (default 64)",
     )
     serve.add_argument(
         "--connections-per-table",
-        type=_count,
+        type=count,
         default=100,
         metavar="N",
         help="WebSockets one table may have open at once, spectators included (default 100)",
     )
     serve.add_argument(
         "--http-connections-per-address",
-        type=_count,
+        type=count,
         default=128,
         metavar="N",
         help="HTTP connections one client address may hold open at once (default 128)",
     )
     serve.add_argument(
         "--header-seconds",
-        type=_positive,
+        type=positive,
         default=10.0,
         metavar="S",
         help="seconds a request's headers may take to arrive (default 10)",
     )
     serve.add_argument(
         "--hello-seconds",
-        type=_positive,
+        type=positive,
         default=10.0,
         metavar="S",
         help="seconds a WebSocket has to say hello after it opened (default 10)",
     )
     serve.add_argument(
         "--drain-seconds",
-        type=_positive,
+        type=positive,
         default=10.0,
         metavar="S",
         help="on SIGTERM or Ctrl+C: seconds to finish the moves being made and let every "
@@ -112,170 +121,6 @@ def add_commands(commands: Any) -> None:
         help="text (default) or json: one JSON object per line (also MAUMAU_LOG_FORMAT)",
     )
     serve.set_defaults(handler=cmd_serve)
-
-
-def add_metrics_arguments(serve: Any) -> None:
-    """Where ``/metrics`` is served (docs/metrics.md): nowhere unless asked."""
-    serve.add_argument(
-        "--metrics-port",
-        type=_port,
-        default=None,
-        metavar="PORT",
-        help="serve Prometheus metrics at /metrics on this port of --metrics-host, not on "
-        "the public port (default: no metrics)",
-    )
-    serve.add_argument(
-        "--metrics-host",
-        default="127.0.0.1",
-        metavar="ADDR",
-        help="address of the metrics port (default 127.0.0.1: this machine only)",
-    )
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
-    return value
-
-
-def add_budget_arguments(serve: Any) -> None:
-    """The limits on computer play, live tables and finished games' documents
-    (maumau.server.budget, maumau.server.archive)."""
-    serve.add_argument(
-        "--live-tables-per-address",
-        type=_count,
-        default=20,
-        metavar="N",
-        help="tables (lobby or playing) one client address may have open at once (default 20)",
-    )
-    serve.add_argument(
-        "--unattended-tables-per-address",
-        type=_whole,
-        default=2,
-        metavar="N",
-        help="of those, how many may play on with no human player connected; the others are "
-        "paused (default 2)",
-    )
-    serve.add_argument(
-        "--unattended-bot-delay-ms",
-        type=_whole,
-        default=500,
-        metavar="MS",
-        help="the least delay of a computer move with no human player connected (default 500)",
-    )
-    serve.add_argument(
-        "--unattended-seconds",
-        type=_positive,
-        default=300.0,
-        metavar="S",
-        help="a table with no human player connected is paused this long after the last "
-        "one left, until one connects (default 300)",
-    )
-    serve.add_argument(
-        "--bot-workers",
-        type=_count,
-        default=None,
-        metavar="N",
-        help="worker processes for the hard bot's search (default: the cores but one)",
-    )
-    serve.add_argument(
-        "--replays-per-minute",
-        type=_positive,
-        default=30.0,
-        metavar="N",
-        help="records and replays one client address may ask for per minute (default 30)",
-    )
-
-
-def add_proxy_arguments(serve: Any) -> None:
-    """Behind a reverse proxy (maumau.server.clients, deploy/)."""
-    serve.add_argument(
-        "--trusted-proxy",
-        metavar="ADDR|CIDR",
-        action="append",
-        help="a reverse proxy (address or network, comma-separated or repeated) whose "
-        "X-Forwarded-For / X-Forwarded-Proto name the client; default: none, or "
-        f"${TRUSTED_PROXIES_ENV}",
-    )
-    serve.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="https://HOST[:PORT] the site is reached at: the links and QR codes point there "
-        f"instead of the request's Host (default: ${PUBLIC_URL_ENV})",
-    )
-
-
-#: the environment's settings of --trusted-proxy and --public-url (the options win)
-TRUSTED_PROXIES_ENV = "MAUMAU_TRUSTED_PROXIES"
-PUBLIC_URL_ENV = "MAUMAU_PUBLIC_URL"
-
-
-def proxy_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ServerConfig fields of :func:`add_proxy_arguments`, from the options or else
-    the environment; :class:`ValueError` names the one that is wrong."""
-    from maumau.server.clients import networks, public_url
-
-    trusted = args.trusted_proxy or [os.environ.get(TRUSTED_PROXIES_ENV, "")]
-    where = "--trusted-proxy" if args.trusted_proxy else f"${TRUSTED_PROXIES_ENV}"
-    try:
-        proxies = tuple(str(n) for n in networks(trusted))
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    url = args.public_url or os.environ.get(PUBLIC_URL_ENV) or None
-    where = "--public-url" if args.public_url else f"${PUBLIC_URL_ENV}"
-    try:
-        public = None if url is None else public_url(url)
-    except ValueError as exc:
-        raise ValueError(f"{where}: {exc}") from None
-    return {"trusted_proxies": proxies, "public_url": public}
-
-
-def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ServerConfig fields of :func:`add_budget_arguments`."""
-    settings: dict[str, Any] = {
-        "live_tables_per_address": args.live_tables_per_address,
-        "unattended_tables_per_address": args.unattended_tables_per_address,
-        "unattended_bot_delay_ms": args.unattended_bot_delay_ms,
-        "unattended_seconds": args.unattended_seconds,
-        "replays_per_minute": args.replays_per_minute,
-    }
-    if args.bot_workers is not None:
-        settings["bot_workers"] = args.bot_workers
-    return settings
-
-
-def _whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
