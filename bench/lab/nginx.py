@@ -13,8 +13,9 @@ from pathlib import Path
 from lab.paths import ROOT
 
 RECIPES = ROOT / "deploy" / "nginx"
-#: the upstreams' addresses in the recipes: 127.0.0.1:8000, then 8001
-FIRST_UPSTREAM = 8000
+#: the first upstream's port in each recipe (the others follow it): one process on
+#: 8000; two on 8001 and 8002, as the systemd units maumau@8001 and maumau@8002
+FIRST_UPSTREAM = {"maumau.conf": 8000, "maumau-two.conf": 8001}
 
 
 def render(text: str, changes: dict[str, str]) -> str:
@@ -41,7 +42,7 @@ def site(
         "/var/log/nginx/maumau.access.log": str(access_log),
     }
     for i, upstream in enumerate(upstreams):
-        ours[f"server 127.0.0.1:{FIRST_UPSTREAM + i}"] = f"server 127.0.0.1:{upstream}"
+        ours[f"server 127.0.0.1:{FIRST_UPSTREAM[recipe] + i}"] = f"server 127.0.0.1:{upstream}"
     return render((RECIPES / recipe).read_text(), ours | (changes or {}))
 
 
