@@ -191,6 +191,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     host = f"[{args.host}]" if ":" in args.host else args.host
     print(f"Mau Mau: games are kept in {where}", flush=True)
     print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
+    if config.public_url:
+        print(f"Mau Mau: players open {config.public_url}/ (--public-url)", flush=True)
     app = create_app(config)
     config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
