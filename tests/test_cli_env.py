@@ -76,3 +76,15 @@ def test_a_repeatable_option_on_the_command_line_replaces_the_environments() -> 
     assert parsed(["serve"], environ).trusted_proxy == ["10.0.0.0/8", "192.0.2.1"]
     args = parsed(["serve", "--trusted-proxy", "::1", "--trusted-proxy", "127.0.0.1"], environ)
     assert args.trusted_proxy == ["::1", "127.0.0.1"]
+
+
+def test_a_new_table_id_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``maumau admin close ID`` read an id starting with '-' as an option (seen once
+    in 64 ids): new ids never start with it."""
+    from maumau.server import seating
+
+    drawn = iter(["-Ab3xYz0-Ab3xYz0", "Kb3xYz0-Ab3xYz0_"])
+    monkeypatch.setattr(seating.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert seating.new_game_id() == "Kb3xYz0-Ab3xYz0_"
+    args = parsed(["admin", "close", "--", "-Ab3xYz0-Ab3xYz0"], {})
+    assert args.game_id == "-Ab3xYz0-Ab3xYz0"

@@ -53,7 +53,12 @@ def add_commands(commands: Any) -> None:
         description="Close the table ID; the clients connected to every running server "
         "are told so, with REASON, within a few seconds.",
     )
-    close.add_argument("game_id", metavar="ID", help="the table's id (as in its link)")
+    close.add_argument(
+        "game_id",
+        metavar="ID",
+        help="the table's id (as in its link; one that starts with '-' goes after '--': "
+        "close -- -Ab3...)",
+    )
     close.add_argument("--reason", default="closed by the operator", help="told to its players")
     close.set_defaults(handler=cmd_close)
 

@@ -43,7 +43,12 @@ def token_hash(token: str) -> str:
 
 
 def new_game_id() -> str:
-    return secrets.token_urlsafe(12)
+    """A new table's id: 16 URL-safe characters, never starting with ``-`` (a command
+    line, such as ``maumau admin close ID``, would read it as an option)."""
+    while True:
+        game_id = secrets.token_urlsafe(12)
+        if not game_id.startswith("-"):
+            return game_id
 
 
 def rules_of(preset: str | None, options: dict[str, object]) -> Rules:
