@@ -4,6 +4,7 @@ address hold a single WebSocket)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -47,6 +48,19 @@ def one_socket_server(tmp_path: Path) -> Iterator[str]:
         proc.wait()
 
 
+def wait_for_no_sockets(url: str, seconds: float = 20.0) -> bool:
+    """Whether the server at ``url`` holds no WebSocket, greeted or not, within
+    ``seconds`` (a closed tab's socket is gone a moment after the close)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(url + "/api/health", timeout=5) as reply:
+            health = json.load(reply)
+        if health["connections"] == 0 and health["pending"] == 0:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_a_refused_tab_says_why_and_waits_for_its_player(
     browser: Browser, one_socket_server: str
 ) -> None:
@@ -69,7 +83,8 @@ def test_a_refused_tab_says_why_and_waits_for_its_player(
     second.wait_for_timeout(2000)  # the first reconnect would come after 0.4 s
     assert len(sockets) == 1
 
-    first.close()  # its socket's place is free again
+    first.close()  # its socket's place is free again, once the server has seen it go
+    assert wait_for_no_sockets(one_socket_server), "the first tab's socket stayed open"
     second.click("#retry")
     expect(second.locator("body")).to_have_attribute("data-conn", "online", timeout=10_000)
     expect(second.locator("#seats li.me")).to_contain_text("Anna")
