@@ -783,3 +783,11 @@ def test_a_missed_mau_cannot_be_caught_after_the_next_action() -> None:
     )
     error = replay_report(data)["error"]
     assert (error["code"], error["round"], error["action"]) == ("nothing_to_catch", 0, 2)
+
+
+def test_options_of_keeps_a_limit_that_the_scoring_would_change() -> None:
+    """``limit`` 100 is the standard preset's, but reward scoring's own default is 150:
+    the shortest options must still say 100 (found by the property test above)."""
+    rules = Rules.from_dict({"preset": "standard", "scoring": "reward", "limit": 100})
+    assert options_of(rules) == {"preset": "standard", "scoring": "reward", "limit": 100}
+    assert Rules.from_dict(options_of(rules)).to_dict() == rules.to_dict()

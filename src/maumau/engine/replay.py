@@ -111,7 +111,12 @@ def options_of(rules: Rules) -> dict[str, Any]:
     base = Rules.from_preset(rules.preset) if rules.preset is not None else Rules()
     defaults = base.to_dict()
     out: dict[str, Any] = {} if rules.preset is None else {"preset": rules.preset}
-    out.update((k, v) for k, v in rules.to_dict().items() if v != defaults[k])
+    wanted = rules.to_dict()
+    out.update((k, v) for k, v in wanted.items() if v != defaults[k])
+    # a default that follows another key (``limit`` follows ``scoring``: 150 for reward
+    # points) is given too when the preset's value is not what that key now makes it
+    again = Rules.from_dict(dict(out)).to_dict()
+    out.update((k, v) for k, v in wanted.items() if again[k] != v)
     return out
 
 
