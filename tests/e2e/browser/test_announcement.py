@@ -72,8 +72,11 @@ def test_an_announcement_appears_on_an_open_table(
         expect(banner.locator("b")).to_have_count(0)  # the operator's words, as text
         expect(banner).to_contain_text("Announcement")
         page.screenshot(path=str(artifacts / "announcement-table-360.png"), animations="disabled")
-        page.set_viewport_size({"width": 1280, "height": 800})
-        page.screenshot(path=str(artifacts / "announcement-table-1280.png"), animations="disabled")
+        for width, height in ((390, 844), (1280, 800)):
+            page.set_viewport_size({"width": width, "height": height})
+            expect(banner).to_be_in_viewport()
+            shot = artifacts / f"announcement-table-{width}.png"
+            page.screenshot(path=str(shot), animations="disabled")
 
         home = page.context.new_page()
         home.goto(base + "/?lang=de")
