@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from maumau.cli_backup import add_database_arguments, complain, database_of
+from maumau.cli_types import count
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -44,7 +45,7 @@ def add_commands(commands: Any) -> None:
 
     tables = sub.add_parser("tables", help="list the live tables")
     tables.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    tables.add_argument("--limit", type=_count, default=200, metavar="N", help="at most N")
+    tables.add_argument("--limit", type=count, default=200, metavar="N", help="at most N")
     tables.set_defaults(handler=cmd_tables)
 
     close = sub.add_parser(
@@ -108,16 +109,6 @@ def add_commands(commands: Any) -> None:
 def _help(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return 2
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
 
 
 def _minutes(text: str) -> float:

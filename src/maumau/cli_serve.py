@@ -20,10 +20,9 @@ from maumau.cli_serve_options import (
     add_metrics_arguments,
     add_proxy_arguments,
     budget_settings,
-    count,
-    positive,
     proxy_settings,
 )
+from maumau.cli_types import count, positive
 
 log = logging.getLogger("maumau.server")
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from maumau.cli_types import count, port_number, positive, whole
+
 
 def add_metrics_arguments(serve: Any) -> None:
     """Where ``/metrics`` is served (docs/metrics.md): nowhere unless asked."""
@@ -26,16 +28,6 @@ def add_metrics_arguments(serve: Any) -> None:
         metavar="ADDR",
         help="address of the metrics port (default 127.0.0.1: this machine only)",
     )
-
-
-def port_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"a port is 0 to 65535, not {text}")
-    return value
 
 
 def add_budget_arguments(serve: Any) -> None:
@@ -132,33 +124,3 @@ def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
     if args.bot_workers is not None:
         settings["bot_workers"] = args.bot_workers
     return settings
-
-
-def whole(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
-
-
-def positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, not {text}")
-    return value
-
-
-def count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
-    return value
