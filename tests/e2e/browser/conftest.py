@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from serving import serving
 
 ROOT = Path(__file__).resolve().parents[3]
 #: screenshots for people to look at (kept after the run)
@@ -44,60 +40,15 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``maumau serve`` on a fresh data directory; yields its base URL."""
-    port = _free_port()
-    data = tmp_path_factory.mktemp("server-data")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "maumau",
-            "serve",
-            "--port",
-            str(port),
-            "--data-dir",
-            str(data),
-            "--log-level",
-            "warning",
-            # The browser tests open many tables and sockets from one address quickly;
-            # the limits themselves are tested in the server suites.
-            "--tables-per-minute",
-            "1000",
-            "--live-tables-per-address",
-            "1000",
-            "--messages-per-second",
-            "1000",
-            "--replays-per-minute",
-            "1000",
-        ],
-        cwd=ROOT,
-    )
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 20
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/health", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("the game server did not start") from None
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    """``maumau serve`` on a fresh data directory; yields its base URL.  The browser
+    tests open many tables and sockets from one address quickly; the limits themselves
+    are tested in the server suites."""
+    raised = ["--tables-per-minute", "1000", "--live-tables-per-address", "1000"]
+    raised += ["--messages-per-second", "1000", "--replays-per-minute", "1000"]
+    with serving(tmp_path_factory.mktemp("server-data"), *raised) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
+from serving import serving
 from tablekit import make_table
-
-from lab.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 WORDS = (
@@ -27,28 +24,9 @@ WORDS = (
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """``maumau serve`` on its own data directory: its base URL and the directory."""
-    port = free_port()
     data = tmp_path / "data"
-    command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
-    command += ["--data-dir", str(data), "--log-level", "warning"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/health", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("the game server did not start") from None
-            time.sleep(0.1)
-    yield url, data
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    with serving(data) as url:
+        yield url, data
 
 
 def admin(data: Path, *argv: str) -> None:

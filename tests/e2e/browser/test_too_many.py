@@ -5,8 +5,6 @@ address hold a single WebSocket)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -14,9 +12,8 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, WebSocket, expect
+from serving import serving
 from test_game import DESKTOP
-
-from lab.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -24,28 +21,8 @@ ROOT = Path(__file__).resolve().parents[3]
 @pytest.fixture
 def one_socket_server(tmp_path: Path) -> Iterator[str]:
     """``maumau serve`` that lets an address hold one WebSocket; its base URL."""
-    port = free_port()
-    command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
-    command += ["--data-dir", str(tmp_path), "--log-level", "warning"]
-    command += ["--connections-per-address", "1"]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
-    while True:
-        try:
-            urllib.request.urlopen(url + "/api/health", timeout=1).read()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError("the game server did not start") from None
-            time.sleep(0.1)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    with serving(tmp_path, "--connections-per-address", "1") as url:
+        yield url
 
 
 def wait_for_no_sockets(url: str, seconds: float = 20.0) -> bool:
