@@ -104,6 +104,9 @@ def serve(config: uvicorn.Config, app: Any, seconds: float = DRAIN_SECONDS) -> N
                 sock.close()
             log.info("draining: no new connections; at most %g s", seconds)
             state = app.state
+            readiness = getattr(state, "readiness", None)
+            if readiness is not None:  # a probe on a kept-alive connection: unready
+                readiness.stopping = True
             hub: Hub | None = getattr(state, "hub", None)
             if hub is not None:
                 await drain(hub, state.admission, deadline, lambda: self.force_exit)
