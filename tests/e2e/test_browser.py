@@ -1,10 +1,8 @@
 """Run the browser tests (tests/e2e/browser) in a child pytest process.
 
-The child is started as soon as the root run has collected its tests
-(:func:`start_child`, from ``tests/e2e/conftest.py``), so that it runs beside the rest
-of the suite instead of before it: most of its time is spent waiting on Chromium and on
-the paced games it plays, and on two cores the two together take about as long as the
-rest alone.  :func:`test_browser_suite` runs last and fails when the child failed.
+:func:`test_browser_suite` runs last, starts the child (unless ``MAUMAU_E2E_BESIDE=1``
+had it started right after collection, to run beside the rest: see
+``tests/e2e/conftest.py``) and fails when the child failed.
 """
 
 from __future__ import annotations
