@@ -28,6 +28,7 @@ import pytest
 from lab import nginx
 from lab.nginx import render
 from lab.ports import free_port
+from lab.serve import stop_server
 from test_server_live import Server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,13 +121,8 @@ class Front:
             time.sleep(0.1)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        if self.proc is not None:
+            stop_server(self.proc)
 
     def __enter__(self) -> Front:
         self.start()

@@ -11,6 +11,8 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from lab.serve import stop_server
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -41,9 +43,4 @@ def serving(data: Path, *options: str) -> Iterator[str]:
                 time.sleep(0.1)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_server(proc)
