@@ -12,6 +12,7 @@ loopback addresses behind the proxy get their own buckets; a forged
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -206,3 +207,32 @@ def _raw(
         return reply.status, reply.read()
     finally:
         conn.close()
+
+
+DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
+
+
+@pytest.mark.parametrize(
+    ("recipe", "setting"),
+    [
+        ("nginx/maumau.conf", r"^\s*keepalive_timeout (\d+)s;"),
+        ("nginx/maumau-two.conf", r"^\s*keepalive_timeout (\d+)s;"),
+        ("caddy/Caddyfile", r"^\s*keepalive (\d+)s$"),
+    ],
+)
+def test_the_proxy_gives_up_idle_connections_before_the_game_server_closes_them(
+    recipe: str, setting: str
+) -> None:
+    """A proxy that reuses an idle connection the game server is closing at that moment
+    gets an error: nginx counts the process as failed (with max_fails=1 it is left out
+    for 5 s, and with the other process restarting no process is left), Caddy answers a
+    POST with 502.  Each recipe's idle timeout towards the game server is shorter."""
+    from maumau.cli_serve import uvicorn_config
+
+    text = (DEPLOY / recipe).read_text()
+    if recipe.startswith("nginx"):  # the one inside `upstream { }`, not the clients'
+        start = text.index("upstream maumau {")
+        text = text[start : text.index("}", start)]
+    idle = [int(m) for m in re.findall(setting, text, re.MULTILINE)]
+    assert idle, f"{recipe} sets no idle timeout towards the game server"
+    assert idle[0] < uvicorn_config(object(), "127.0.0.1", 8000, "info").timeout_keep_alive

@@ -74,7 +74,11 @@ def drained(tmp_path: Path) -> Iterator[Server]:
 def test_a_stopped_server_tells_everyone_and_loses_nothing(drained: Server) -> None:
     server = drained
     game_id, humans = set_up(server)
+    for human in humans:  # (the bots move at once: the humans keep the game going)
+        human.pace = 0.15
     before = moves_made(humans, 12)
+    # (a player whose game is over reads no more, and is never told to reconnect)
+    assert all(h.game_end is None for h in humans), "the game ended before the stop"
     assert terminate(server) == 0, "a stop asked for is a normal exit"
     for human in humans:
         assert wait_for(lambda h=human: told_to_reconnect(h), 30), (human.closed, human.drops)
@@ -83,6 +87,8 @@ def test_a_stopped_server_tells_everyone_and_loses_nothing(drained: Server) -> N
     for acked in before:
         assert all(stored[a] == 1 for a in acked), (acked, stored)
     server.start()  # the same data, the same port: the players come back and go on
+    for human in humans:
+        human.pace = 0.0
     check_finished(server, game_id, humans)
     stored = stored_client_ids(server.data_dir, game_id)
     assert all(n == 1 for n in stored.values()), "no move was applied twice"

@@ -202,6 +202,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+#: seconds an idle HTTP connection stays open (uvicorn's default)
+KEEP_ALIVE_SECONDS = 5
+
+
 def uvicorn_config(
     app: Any, host: str, port: int, log_level: str, limits: ServerConfig | None = None
 ) -> uvicorn.Config:
@@ -222,6 +226,10 @@ def uvicorn_config(
         log_config=None,  # every record through the server's handler (maumau.server.logs)
         ws_max_size=64 * 1024,
         proxy_headers=False,
+        # an idle HTTP connection is closed after this; a proxy in front must give up
+        # its idle connections sooner (deploy/: 4 s), or it may send a request on one
+        # just as it is closed, and nginx then counts the process as failed
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)
         http=http_protocol(
             limits.header_seconds, limits.http_connections_per_address, limits.trusted_proxies
