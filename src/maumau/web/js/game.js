@@ -3,6 +3,7 @@
 
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
+import { Attention } from "./attention.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
@@ -37,6 +38,7 @@ export class GamePage {
     this.status = "connecting";
     this.table = new TableView(this);
     this.connection = null;
+    this.attention = new Attention(this); // sounds and hidden-tab notices of each message
   }
 
   async start() {
@@ -99,6 +101,7 @@ export class GamePage {
   }
 
   receive(msg) {
+    this.attention.receive(msg); // before this.state is replaced: it compares the two
     switch (msg.type) {
       case "announcement":
         showAnnouncement(msg);
