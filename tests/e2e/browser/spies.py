@@ -11,19 +11,25 @@ from playwright.sync_api import Page
 
 #: counts the AudioContexts made and the oscillators started; records each cue the
 #: page announced (sound.js's ``maumau:sound`` event) with the oscillator count at that
-#: moment, and every vibration asked for
+#: moment, and every vibration asked for; ``__audioCaughtUp()`` says whether the audio
+#: clock has passed the start of every note asked for
 AUDIO = """
 window.__audio = { contexts: 0, starts: 0, cues: [], vibes: [] };
 {
+  let context = null; // the page's last AudioContext, and when its last note starts
+  let latest = 0;
   const Real = window.AudioContext;
   window.AudioContext = class extends Real {
-    constructor(...args) { super(...args); window.__audio.contexts += 1; }
+    constructor(...args) { super(...args); window.__audio.contexts += 1; context = this; }
   };
   const start = OscillatorNode.prototype.start;
   OscillatorNode.prototype.start = function (...args) {
     window.__audio.starts += 1;
+    latest = Math.max(latest, args[0] || 0);
     return start.apply(this, args);
   };
+  // whether every note asked for so far has begun (the audio clock passed it)
+  window.__audioCaughtUp = () => !context || context.currentTime > latest;
   Object.defineProperty(Navigator.prototype, "vibrate", {
     configurable: true,
     value: (pattern) => { window.__audio.vibes.push(pattern); return true; },

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from a11y import violations
 from playwright.sync_api import Browser, Page, expect
 from spies import NOTIFICATIONS, VISIBILITY, spied
 from tablekit import SIZES, Table, call, make_table, pick_language, playing, run
@@ -41,9 +42,7 @@ def hide(page: Page, hidden: bool = True) -> None:
 
 
 def notes(page: Page) -> dict[str, Any]:
-    value: dict[str, Any] = page.evaluate(
-        "() => ({ ...window.__notes, last: undefined })"
-    )
+    value: dict[str, Any] = page.evaluate("() => ({ ...window.__notes, last: undefined })")
     return value
 
 
@@ -167,3 +166,19 @@ def test_the_settings_menu_has_the_sound_switch_and_the_notification_button(
     expect(button).to_have_attribute("aria-pressed", "true")
     name = f"settings-sound-notify-{size['width']}x{size['height']}.png"
     page.screenshot(path=str(artifacts / name))
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "da", "sv"])
+def test_the_settings_menu_is_translated_and_accessible(
+    browser: Browser, table: Table, artifacts: Path, lang: str
+) -> None:
+    page = spied(table.open(browser, viewport=SIZES[0]), NOTIFICATIONS)
+    pick_language(page, lang)
+    page.click("#settings > summary")
+    expect(page.locator("#notify-btn")).to_be_visible()
+    assert page.evaluate("document.documentElement.dataset.missingKeys || null") is None
+    found = violations(page)
+    assert found == [], "\n".join(found)
+    box = page.locator(".settings-panel").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= SIZES[0]["width"]
+    page.screenshot(path=str(artifacts / f"settings-sound-notify-{lang}-360x640.png"))

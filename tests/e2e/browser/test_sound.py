@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from spies import AUDIO, cues, spied
-from tablekit import SIZES, State, Table, make_table, playing, run, watch
+from tablekit import SIZES, State, Table, after_two_deals, call, make_table, playing, run, watch
 
 QUIET = {"grace_seconds": None, "next_round_seconds": 0}
 #: two deals, so a round ends before the game does
@@ -225,3 +225,45 @@ def test_spectators_are_silent_until_they_turn_sound_on(browser: Browser, table:
     # a spectator never has a turn: no turn cue, no buzz
     assert "turn" not in cues(page)
     assert page.evaluate("window.__audio.vibes") == []
+
+
+def entry_cues(entry: dict[str, Any]) -> list[str]:
+    """The cues a log entry sounds, as cues.js says (the test's own copy)."""
+    found = [
+        cue
+        for key, cue in (("play", "play"), ("draw", "draw"), ("penalty", "penalty"))
+        if key in entry
+    ]
+    if "play" in entry and entry.get("call"):
+        found.append("mau")
+    return found
+
+
+def test_the_replay_sounds_each_step_forward_as_it_sounded_live(
+    browser: Browser, live_server: str
+) -> None:
+    table = after_two_deals(live_server)
+    try:
+        page = spied(table.open(browser), AUDIO)
+        page.click("#open-replay")  # a click: the gesture
+        expect(page.locator("#replay")).to_be_visible()
+        replay = call(f"{live_server}/api/games/{table.game_id}/replay", "GET")
+        frames = replay["rounds"][0]["frames"]
+        steps = min(8, len(frames) - 1)
+        expected: list[str] = []
+        for step in range(1, steps + 1):
+            page.wait_for_function("() => window.__audioCaughtUp()", timeout=LOADED)
+            page.click("#replay-next")
+            expect(page.locator("#replay")).to_have_attribute("data-step", str(step))
+            expected += list(
+                dict.fromkeys(c for e in frames[step]["events"] for c in entry_cues(e))
+            )
+        assert expected and cues(page) == expected
+        # a jump (the first position, the last) sounds nothing
+        heard = len(cues(page))
+        page.click("#replay-first")
+        page.click("#replay-last")
+        expect(page.locator("#replay")).to_have_attribute("data-step", str(len(frames) - 1))
+        assert len(cues(page)) == heard
+    finally:
+        table.close()

@@ -9,7 +9,8 @@
 // `game_end` "winner", `rematch` "rematch".
 //
 // A state after `hello` (a reload, a reconnect) brings the whole round so far: it gives
-// only its own turn cue, never a burst for what happened before.
+// only its own turn cue, never a burst for what happened before. The replay sounds the
+// entries of a step forward the same way (entriesCues); a jump sounds nothing.
 
 const ENTRY_CUES = [
   ["play", "play"],
@@ -34,6 +35,11 @@ export function entryCues(entry) {
   const cues = ENTRY_CUES.filter(([key]) => key in entry).map(([, cue]) => cue);
   if ("play" in entry && entry.call) cues.push("mau");
   return cues;
+}
+
+/** The cues of a list of log entries (a replay's step), each at most once. */
+export function entriesCues(entries) {
+  return [...new Set((entries || []).flatMap(entryCues))];
 }
 
 /**

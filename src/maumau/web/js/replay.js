@@ -4,10 +4,12 @@
 
 import { api } from "./api.js";
 import { cardBackSvg, cardFaceSvg, cardName, sortHand, suitSvg } from "./cards.js";
+import { entriesCues } from "./cues.js";
 import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
 import { describeEntry } from "./log.js";
 import { avatar, joinNodes, nameYou, tx } from "./names.js";
+import { play } from "./sound.js";
 
 const AUTOPLAY_MS = 1000;
 const ICONS = {
@@ -136,8 +138,10 @@ export class ReplayView {
   }
 
   forward(keep = false) {
-    if (this.step < this.frames().length - 1) this.go(this.round, this.step + 1, { keep });
-    else if (this.round < this.data.rounds.length - 1) this.go(this.round + 1, 0, { keep });
+    if (this.step < this.frames().length - 1) {
+      this.go(this.round, this.step + 1, { keep });
+      entriesCues(this.frames()[this.step].events).forEach((cue) => play(cue)); // as it sounded live
+    } else if (this.round < this.data.rounds.length - 1) this.go(this.round + 1, 0, { keep });
     else this.stop();
   }
 
