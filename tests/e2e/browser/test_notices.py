@@ -144,6 +144,22 @@ def test_the_next_round_and_a_rematch_are_notices_too(browser: Browser, table: T
     assert page.title() == PLAIN_TITLE and favicon(page) == "/favicon.svg"
 
 
+def test_blocked_notifications_are_said_and_the_button_is_off(
+    browser: Browser, table: Table
+) -> None:
+    page = spied(table.open(browser), NOTIFICATIONS)
+    page.click("#settings > summary")
+    expect(page.locator("#notify-btn")).to_be_enabled()
+    page.keyboard.press("Escape")
+    # the player blocks notifications in the browser's site settings meanwhile
+    page.evaluate("Notification.permission = 'denied'")
+    page.click("#settings > summary")
+    expect(page.locator("#notify-btn")).to_be_disabled()
+    expect(page.locator("#notify-btn")).to_have_attribute("aria-pressed", "false")
+    expect(page.locator("#notify-help")).to_have_text("Blocked in this browser's site settings.")
+    assert notes(page)["asked"] == 0
+
+
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s['width']}x{s['height']}")
 def test_the_settings_menu_has_the_sound_switch_and_the_notification_button(
     browser: Browser, table: Table, artifacts: Path, size: Any

@@ -69,6 +69,8 @@ function installSwitches() {
   };
   button.addEventListener("click", async () => showNotify(await toggleNotify()));
   showNotify(notifyState());
+  // the browser's permission may have changed meanwhile (its site settings): look again
+  document.getElementById("settings")?.addEventListener("toggle", () => showNotify(notifyState()));
   panel.append(
     h("label", { class: "sound-pick" }, sound, " ", h("span", { dataset: { i18n: "settings.sound" } }, t("settings.sound"))),
     h("div", { class: "notify-pick" }, button, help));
