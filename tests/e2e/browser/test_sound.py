@@ -124,6 +124,10 @@ def test_every_game_event_maps_to_its_cue_and_each_cue_starts_oscillators(
       out.burst = window.__audio.cues.length - burst;
       play("turn");
       out.after_burst = window.__audio.cues.at(-1).cue;
+      // and however many the messages ask for, only a few seconds of cues are queued
+      const flood = window.__audio.cues.length;
+      for (let i = 0; i < 200; i += 1) play("winner");
+      out.flood = window.__audio.cues.length - flood;
       return out;
     }""")
     events = ["turn", "play", "draw", "seven", "mau", "penalty", "round_end", "winner"]
@@ -131,6 +135,7 @@ def test_every_game_event_maps_to_its_cue_and_each_cue_starts_oscillators(
     assert played["no-such-cue"] == 0
     assert 0 < played["burst"] < 10
     assert played["after_burst"] == "turn"
+    assert 0 < played["flood"] < 40
     assert page.evaluate("window.__audio.contexts") == 1
 
 

@@ -15,6 +15,7 @@
 const KEY = "maumau.sound";
 const GAP_S = 0.09; // cues asked for at once start this far apart
 const BURST_S = 0.6; // a minor cue that would wait longer than this is dropped
+const AHEAD_S = 2.5; // any cue that would wait longer than this is dropped
 
 // A cue: notes [frequency Hz, start s, length s, glide to Hz?], one waveform and volume;
 // `vibrate` (ms, or a pattern) where the phone may buzz; `minor` cues (a card played or
@@ -112,7 +113,7 @@ export function play(name) {
   if (!ctx) return;
   const now = ctx.currentTime;
   const start = Math.max(now + 0.01, lastStart + GAP_S);
-  if (cue.minor && start - now > BURST_S) return; // a burst of moves: the rest is dropped
+  if (start - now > (cue.minor ? BURST_S : AHEAD_S)) return; // a burst of moves: the rest is dropped
   lastStart = start;
   for (const [freq, at, length, glide] of cue.notes) tone(ctx, cue, start + at, length, freq, glide);
   if (cue.vibrate && navigator.vibrate) navigator.vibrate(cue.vibrate);
