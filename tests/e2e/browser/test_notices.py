@@ -69,6 +69,8 @@ def test_a_hidden_tab_shows_the_turn_in_its_title_until_looked_at(
     page.wait_for_function("() => document.title.startsWith('●')", timeout=LOADED)
     assert page.title() == "● Your turn — Mau Mau"
     assert favicon(page) == "/favicon-turn.svg"
+    icon = page.request.get(f"{table.base}/favicon-turn.svg")
+    assert icon.ok and icon.headers["content-type"].startswith("image/svg+xml")
     # a language change while hidden keeps the notice, in the new language
     pick_language(page, "de")
     assert page.title() == "● Du bist dran — Mau Mau"
