@@ -1,0 +1,162 @@
+"""The visible turn timer (issue 22, "A visible turn timer"): with a table's
+``turn_seconds`` set, the seat to move has a bar that runs down, with its seconds in
+the last 10 s, on every client, spectators too; the player's own clock is the larger
+ring by the hand, and pulses at the end; it is counted by the server's clock, so a
+browser whose clock is an hour off shows it right; nothing of it breaks the CSP."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, ViewportSize, expect
+from tablekit import SIZES, Table, make_table, watch
+from test_csp import LISTEN, provoke
+
+NAMES = ["Ana", "Bo"]
+DIGITS = re.compile(r"^\d+$")
+
+
+def timed_table(base: str, seconds: int) -> Table:
+    """Ana (seat 0) to move first with a turn timer of ``seconds``; nobody plays by
+    policy, and no seat is ever handed to a stand-in for being away: each turn runs
+    until its timer makes the move."""
+    return make_table(base, NAMES, settings={"turn_seconds": seconds, "grace_seconds": None})
+
+
+@pytest.fixture
+def long_turn(live_server: str) -> Iterator[Table]:
+    table = timed_table(live_server, 120)
+    yield table
+    table.close()
+
+
+@pytest.fixture
+def short_turn(live_server: str) -> Iterator[Table]:
+    table = timed_table(live_server, 14)
+    yield table
+    table.close()
+
+
+def shown(size: ViewportSize) -> str:
+    return f"{size['width']}x{size['height']}"
+
+
+def fraction(page: Page, selector: str) -> float:
+    value = page.locator(selector).get_attribute("data-fraction")
+    assert value is not None, f"{selector} has no fraction"
+    return float(value)
+
+
+def runs_down(page: Page, selector: str) -> None:
+    """The clock at ``selector`` shows part of its time left, and less a moment later."""
+    expect(page.locator(f"{selector}[data-fraction]")).to_be_visible()
+    first = fraction(page, selector)
+    assert 0 < first <= 1
+    page.wait_for_function(
+        "([sel, first]) => Number(document.querySelector(sel)?.dataset.fraction) < first",
+        arg=[selector, first],
+    )
+    assert 0 < fraction(page, selector) < first
+
+
+def test_the_seat_to_move_has_a_clock_that_runs_down(
+    browser: Browser, long_turn: Table, artifacts: Path
+) -> None:
+    page = long_turn.open(browser, seat=1, viewport=SIZES[0])  # Bo waits for Ana
+    ana = ".opponent[data-seat='0'] .seat-clock"
+    expect(page.locator(".opponent[data-seat='0'].turn.timed")).to_be_visible()
+    runs_down(page, ana)
+    # more than 10 s left: the bar only, no seconds; Bo has no clock of his own
+    expect(page.locator(f"{ana} .clock-secs")).to_have_text("")
+    expect(page.locator("#my-clock")).to_have_count(0)
+    expect(page.locator("#turn-timer")).to_contain_text("s left")
+    for size in SIZES:
+        page.set_viewport_size(size)
+        box = page.locator(ana + " .clock-bar").bounding_box()
+        card = page.locator(".opponent[data-seat='0']").bounding_box()
+        assert box and card and box["width"] > card["width"] / 2
+        page.screenshot(
+            path=str(artifacts / f"timer-opponent-{size['width']}x{size['height']}.png")
+        )
+
+
+def test_spectators_see_the_clock(browser: Browser, long_turn: Table) -> None:
+    page = watch(long_turn, browser, viewport=SIZES[1])
+    expect(page.locator("#table.watching")).to_be_visible()
+    runs_down(page, ".opponent[data-seat='0'] .seat-clock")
+    expect(page.locator(".opponent[data-seat='1'] .seat-clock")).to_have_count(0)
+
+
+def test_a_wrong_clock_in_the_browser_shows_the_time_left_right(
+    browser: Browser, long_turn: Table
+) -> None:
+    # this browser's clock is an hour ahead: by it, the turn would be long over
+    ctx = browser.new_context(viewport=SIZES[2], locale="en-US")
+    long_turn.contexts.append(ctx)
+    ctx.add_init_script("{ const real = Date.now; Date.now = () => real() + 3600e3; }")
+    page = ctx.new_page()
+    page.goto(f"{long_turn.base}/g/{long_turn.game_id}")
+    runs_down(page, ".opponent[data-seat='0'] .seat-clock")
+    left = page.locator(".opponent[data-seat='0'] .seat-clock").get_attribute("data-left")
+    assert left is not None and 10 < float(left) <= 120
+
+
+def test_your_own_clock_is_the_prominent_one_and_says_its_last_seconds(
+    browser: Browser, short_turn: Table, artifacts: Path
+) -> None:
+    violations: list[str] = []
+    ctx = browser.new_context(viewport=SIZES[2], locale="en-US")
+    short_turn.contexts.append(ctx)
+
+    def report(text: str) -> None:
+        violations.append(text)
+
+    ctx.expose_function("reportViolation", report)
+    ctx.add_init_script(LISTEN)
+    mine = ctx.new_page()
+    mine.goto(f"{short_turn.base}/")
+    mine.evaluate(
+        "([id, token]) => localStorage.setItem('maumau.token.' + id, token)",
+        [short_turn.game_id, short_turn.tokens[0]],
+    )
+    mine.goto(f"{short_turn.base}/g/{short_turn.game_id}")
+    other = short_turn.open(browser, seat=1, viewport=SIZES[2])
+    # Ana's turn: her ring by the hand, with its seconds, runs down
+    expect(mine.locator("#table.my-turn .mine.timed #my-clock")).to_be_visible()
+    runs_down(mine, "#my-clock")
+    ring = mine.locator("#my-clock").bounding_box()
+    assert ring and ring["width"] >= 44 and ring["height"] >= 44
+    expect(mine.locator("#my-clock .clock-secs")).to_have_text(DIGITS)
+    expect(mine.locator(".mine .my-clock-bar")).to_be_visible()
+    # the last 10 s: the ring turns low and pulses, the panel too; Bo sees the seconds
+    expect(mine.locator("#my-clock.low")).to_be_visible(timeout=20_000)
+    expect(mine.locator(".mine.clock-low")).to_be_visible()
+    seconds = int(mine.locator("#my-clock .clock-secs").inner_text())
+    assert 0 <= seconds <= 10
+    animation = mine.eval_on_selector("#my-clock", "el => getComputedStyle(el).animationName")
+    assert animation == "clock-pulse"
+    secs = other.locator(".opponent[data-seat='0'] .seat-clock.low .clock-secs")
+    expect(secs).to_have_text(DIGITS, timeout=20_000)
+    assert 0 <= int(secs.inner_text()) <= 10
+    # the own ring is larger than any seat's seconds
+    badge = secs.bounding_box()
+    assert badge and ring["height"] > badge["height"]
+    for size in SIZES:
+        mine.set_viewport_size(size)
+        expect(mine.locator("#my-clock.low")).to_be_visible(timeout=40_000)
+        mine.screenshot(
+            path=str(artifacts / f"timer-mine-low-{size['width']}x{size['height']}.png")
+        )
+    other.screenshot(path=str(artifacts / "timer-opponent-low-1280x800.png"))
+    assert provoke(mine, violations) == []
+
+
+def test_reduced_motion_keeps_the_clock_still(browser: Browser, short_turn: Table) -> None:
+    page = short_turn.open(browser, seat=0, viewport=SIZES[0], reduced_motion="reduce")
+    expect(page.locator("#my-clock.low")).to_be_visible(timeout=40_000)
+    animation = page.eval_on_selector("#my-clock", "el => getComputedStyle(el).animationName")
+    assert animation == "none"
+    runs_down(page, "#my-clock")
