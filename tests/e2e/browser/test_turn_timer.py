@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
@@ -17,6 +18,8 @@ from test_csp import LISTEN, provoke
 
 NAMES = ["Ana", "Bo"]
 DIGITS = re.compile(r"^\d+$")
+#: milliseconds a page may take to open its table on a loaded machine
+LOADED = 30_000
 
 
 def timed_table(base: str, seconds: int) -> Table:
@@ -50,9 +53,34 @@ def fraction(page: Page, selector: str) -> float:
     return float(value)
 
 
+#: the clock at ``sel`` once low, read in one go: its seconds, whether it pulses, the own
+#: ring's size and bar, whether the panel around the hand is marked
+LOW_CLOCK = """(sel) => {
+  const el = document.querySelector(sel);
+  if (!el || !el.classList.contains('low')) return null;
+  const secs = el.querySelector('.clock-secs');
+  return {
+    secs: secs.textContent, secsHeight: secs.getBoundingClientRect().height,
+    animation: getComputedStyle(el).animationName,
+    ring: el.id === 'my-clock' ? el.getBoundingClientRect().height : 0,
+    bar: !!el.closest('.mine')?.querySelector('.my-clock-bar'),
+    panel: !!el.closest('.mine.clock-low'),
+  };
+}"""
+
+
+def at_the_end(page: Page, selector: str) -> dict[str, Any]:
+    """The clock at ``selector`` in its last 10 s, which it shows in whole seconds."""
+    found: dict[str, Any] = page.wait_for_function(
+        LOW_CLOCK, arg=selector, timeout=40_000
+    ).json_value()
+    assert DIGITS.match(found["secs"]) and 0 <= int(found["secs"]) <= 10, found
+    return found
+
+
 def runs_down(page: Page, selector: str) -> None:
     """The clock at ``selector`` shows part of its time left, and less a moment later."""
-    expect(page.locator(f"{selector}[data-fraction]")).to_be_visible()
+    expect(page.locator(f"{selector}[data-fraction]")).to_be_visible(timeout=LOADED)
     first = fraction(page, selector)
     assert 0 < first <= 1
     page.wait_for_function(
@@ -67,12 +95,17 @@ def test_the_seat_to_move_has_a_clock_that_runs_down(
 ) -> None:
     page = long_turn.open(browser, seat=1, viewport=SIZES[0])  # Bo waits for Ana
     ana = ".opponent[data-seat='0'] .seat-clock"
-    expect(page.locator(".opponent[data-seat='0'].turn.timed")).to_be_visible()
+    expect(page.locator(".opponent[data-seat='0'].turn.timed")).to_be_visible(timeout=LOADED)
     runs_down(page, ana)
     # more than 10 s left: the bar only, no seconds; Bo has no clock of his own
     expect(page.locator(f"{ana} .clock-secs")).to_have_text("")
     expect(page.locator("#my-clock")).to_have_count(0)
     expect(page.locator("#turn-timer")).to_contain_text("s left")
+    # a reload mid-turn shows the part of the turn that is left, not a whole one
+    before = fraction(page, ana)
+    page.reload()
+    expect(page.locator(f"{ana}[data-fraction]")).to_be_visible(timeout=LOADED)
+    assert fraction(page, ana) <= before
     for size in SIZES:
         page.set_viewport_size(size)
         box = page.locator(ana + " .clock-bar").bounding_box()
@@ -125,38 +158,26 @@ def test_your_own_clock_is_the_prominent_one_and_says_its_last_seconds(
     mine.goto(f"{short_turn.base}/g/{short_turn.game_id}")
     other = short_turn.open(browser, seat=1, viewport=SIZES[2])
     # Ana's turn: her ring by the hand, with its seconds, runs down
-    expect(mine.locator("#table.my-turn .mine.timed #my-clock")).to_be_visible()
+    expect(mine.locator("#table.my-turn .mine.timed #my-clock")).to_be_visible(timeout=LOADED)
     runs_down(mine, "#my-clock")
-    ring = mine.locator("#my-clock").bounding_box()
-    assert ring and ring["width"] >= 44 and ring["height"] >= 44
-    expect(mine.locator("#my-clock .clock-secs")).to_have_text(DIGITS)
-    expect(mine.locator(".mine .my-clock-bar")).to_be_visible()
-    # the last 10 s: the ring turns low and pulses, the panel too; Bo sees the seconds
-    expect(mine.locator("#my-clock.low")).to_be_visible(timeout=20_000)
-    expect(mine.locator(".mine.clock-low")).to_be_visible()
-    seconds = int(mine.locator("#my-clock .clock-secs").inner_text())
-    assert 0 <= seconds <= 10
-    animation = mine.eval_on_selector("#my-clock", "el => getComputedStyle(el).animationName")
-    assert animation == "clock-pulse"
-    secs = other.locator(".opponent[data-seat='0'] .seat-clock.low .clock-secs")
-    expect(secs).to_have_text(DIGITS, timeout=20_000)
-    assert 0 <= int(secs.inner_text()) <= 10
-    # the own ring is larger than any seat's seconds
-    badge = secs.bounding_box()
-    assert badge and ring["height"] > badge["height"]
+    # the last 10 s (read at once: a turn may end between two reads)
+    low = at_the_end(mine, "#my-clock")
+    assert low["ring"] >= 44 and low["bar"] and low["panel"], low
+    assert low["animation"] == "clock-pulse"
+    # Bo sees Ana's seconds on her box: smaller than Ana's own ring
+    theirs = at_the_end(other, ".opponent[data-seat='0'] .seat-clock")
+    assert theirs["secsHeight"] and theirs["secsHeight"] < low["ring"], theirs
+    assert theirs["animation"] != "clock-pulse" and not theirs["bar"]
     for size in SIZES:
         mine.set_viewport_size(size)
         expect(mine.locator("#my-clock.low")).to_be_visible(timeout=40_000)
-        mine.screenshot(
-            path=str(artifacts / f"timer-mine-low-{size['width']}x{size['height']}.png")
-        )
+        mine.screenshot(path=str(artifacts / f"timer-mine-low-{shown(size)}.png"))
     other.screenshot(path=str(artifacts / "timer-opponent-low-1280x800.png"))
     assert provoke(mine, violations) == []
 
 
 def test_reduced_motion_keeps_the_clock_still(browser: Browser, short_turn: Table) -> None:
     page = short_turn.open(browser, seat=0, viewport=SIZES[0], reduced_motion="reduce")
-    expect(page.locator("#my-clock.low")).to_be_visible(timeout=40_000)
-    animation = page.eval_on_selector("#my-clock", "el => getComputedStyle(el).animationName")
-    assert animation == "none"
+    low = at_the_end(page, "#my-clock")
+    assert low["animation"] == "none"
     runs_down(page, "#my-clock")
