@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from tablekit import SIZES, Table, make_table, watch
+from tablekit import SIZES, Table, after_first_round, make_table, watch
 from test_csp import LISTEN, provoke
 
 NAMES = ["Ana", "Bo"]
@@ -123,15 +123,42 @@ def test_spectators_see_the_clock(browser: Browser, long_turn: Table) -> None:
     expect(page.locator(".opponent[data-seat='1'] .seat-clock")).to_have_count(0)
 
 
+def an_hour_ahead(browser: Browser, table: Table, seat: int | None = None) -> Page:
+    """The table's page (as ``seat``, or watching) in a browser whose clock is an hour
+    ahead of the server's."""
+    ctx = browser.new_context(viewport=SIZES[2], locale="en-US")
+    table.contexts.append(ctx)
+    ctx.add_init_script("{ const real = Date.now; Date.now = () => real() + 3600e3; }")
+    page = ctx.new_page()
+    if seat is not None:
+        page.goto(f"{table.base}/")
+        page.evaluate(
+            "([id, token]) => localStorage.setItem('maumau.token.' + id, token)",
+            [table.game_id, table.tokens[seat]],
+        )
+    page.goto(f"{table.base}/g/{table.game_id}")
+    return page
+
+
+def test_the_next_round_counts_down_by_the_server_clock_too(
+    browser: Browser, live_server: str
+) -> None:
+    table = after_first_round(live_server)  # the next round in 600 s, unless all are ready
+    try:
+        page = an_hour_ahead(browser, table, seat=0)
+        count = page.locator("#wait-count")
+        expect(count).to_have_text(re.compile(r"\d+"), timeout=LOADED)
+        seconds = int(re.findall(r"\d+", count.inner_text())[0])
+        assert 500 < seconds <= 600
+    finally:
+        table.close()
+
+
 def test_a_wrong_clock_in_the_browser_shows_the_time_left_right(
     browser: Browser, long_turn: Table
 ) -> None:
     # this browser's clock is an hour ahead: by it, the turn would be long over
-    ctx = browser.new_context(viewport=SIZES[2], locale="en-US")
-    long_turn.contexts.append(ctx)
-    ctx.add_init_script("{ const real = Date.now; Date.now = () => real() + 3600e3; }")
-    page = ctx.new_page()
-    page.goto(f"{long_turn.base}/g/{long_turn.game_id}")
+    page = an_hour_ahead(browser, long_turn)
     runs_down(page, ".opponent[data-seat='0'] .seat-clock")
     left = page.locator(".opponent[data-seat='0'] .seat-clock").get_attribute("data-left")
     assert left is not None and 10 < float(left) <= 120

@@ -21,14 +21,19 @@ export function noteArrival(msg) {
   msg.arrivedAt = performance.now();
 }
 
+/** Seconds from now until `at` (unix time on the server's clock, a field of `state`),
+ * or null when `at` is. */
+export function secondsUntil(state, at, now = performance.now()) {
+  if (at === null || at === undefined) return null;
+  if (typeof state.server_time !== "number" || typeof state.arrivedAt !== "number") {
+    return Math.max(0, at - Date.now() / 1000); // an older server: the own clock
+  }
+  return Math.max(0, at - state.server_time - (now - state.arrivedAt) / 1000);
+}
+
 /** Seconds left on the turn timer of `state`, or null when no timer runs. */
 export function timeLeft(state, now = performance.now()) {
-  const deadline = state?.turn_deadline;
-  if (deadline === null || deadline === undefined) return null;
-  if (typeof state.server_time !== "number" || typeof state.arrivedAt !== "number") {
-    return Math.max(0, deadline - Date.now() / 1000); // an older server: the own clock
-  }
-  return Math.max(0, deadline - state.server_time - (now - state.arrivedAt) / 1000);
+  return state ? secondsUntil(state, state.turn_deadline, now) : null;
 }
 
 /** The bar on an opponent's box while that seat is to move with a timer running. */
