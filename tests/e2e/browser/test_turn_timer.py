@@ -208,3 +208,35 @@ def test_reduced_motion_keeps_the_clock_still(browser: Browser, short_turn: Tabl
     low = at_the_end(page, "#my-clock")
     assert low["animation"] == "none"
     runs_down(page, "#my-clock")
+
+
+#: draw the table again (a language change) and read a seat's new clock as soon as it is
+#: in the page: its bar's scale, and the fraction it was set to
+REDRAWN = """(lang) => new Promise((resolve) => {
+  const old = document.querySelector('.seat-clock .clock-fill');
+  const seen = new MutationObserver(() => {
+    const fill = document.querySelector('.seat-clock .clock-fill');
+    if (!fill || fill === old) return;
+    seen.disconnect();
+    const scale = new DOMMatrixReadOnly(getComputedStyle(fill).transform).a;
+    resolve([scale, Number(fill.closest('[data-clock]').dataset.fraction)]);
+  });
+  seen.observe(document.getElementById('app'), { childList: true, subtree: true });
+  const pick = document.getElementById('lang-picker');
+  pick.value = lang;
+  pick.dispatchEvent(new Event('change'));
+})"""
+
+
+def test_a_redrawn_clock_shows_the_time_left_at_once(browser: Browser, short_turn: Table) -> None:
+    page = short_turn.open(browser, seat=1, viewport=SIZES[2])
+    ana = ".opponent[data-seat='0'] .seat-clock"
+    page.wait_for_function(
+        "(sel) => Number(document.querySelector(sel)?.dataset.fraction) < 0.8",
+        arg=ana,
+        timeout=40_000,
+    )
+    scale, fraction = page.evaluate(REDRAWN, "de")
+    # not a full bar running down to the time left: the time left, from the first frame
+    assert 0 < fraction < 0.85
+    assert abs(scale - fraction) < 0.05, (scale, fraction)

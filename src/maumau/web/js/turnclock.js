@@ -81,11 +81,13 @@ export class TurnClock {
     this.stop();
     const state = this.table.state;
     if (timeLeft(state) === null) return;
-    this.update(state);
+    this.update(state, true);
     this.interval = setInterval(() => this.update(state), EVERY_MS);
   }
 
-  update(state) {
+  /** Set every clock to the time left; `fresh`: the clocks were just drawn, and take
+   * their place at once (no transition from a full clock to the time left). */
+  update(state, fresh = false) {
     const root = this.table.el;
     if (!root?.isConnected || this.table.state !== state) {
       this.stop();
@@ -96,7 +98,9 @@ export class TurnClock {
     const fraction = total > 0 ? Math.min(1, left / total) : 0;
     const seconds = Math.ceil(left);
     const low = seconds <= LOW;
-    for (const el of root.querySelectorAll("[data-clock]")) {
+    const clocks = [...root.querySelectorAll("[data-clock]")];
+    for (const el of clocks) {
+      if (fresh) el.classList.add("still");
       el.dataset.left = left.toFixed(2);
       el.dataset.fraction = fraction.toFixed(4);
       el.classList.toggle("low", low);
@@ -105,6 +109,10 @@ export class TurnClock {
       const secs = el.querySelector(".clock-secs");
       // the player's own clock always says its seconds; a seat's only at the end
       if (secs) say(secs, low || el.id === "my-clock" ? String(seconds) : "");
+    }
+    if (fresh && clocks.length) {
+      void root.offsetWidth; // their styles computed without transitions...
+      for (const el of clocks) el.classList.remove("still"); // ...which run from here on
     }
     root.querySelector(".mine")?.classList.toggle("clock-low", low && !!root.querySelector("#my-clock"));
     const words = root.querySelector("#turn-timer");
