@@ -240,3 +240,31 @@ def test_a_redrawn_clock_shows_the_time_left_at_once(browser: Browser, short_tur
     # not a full bar running down to the time left: the time left, from the first frame
     assert 0 < fraction < 0.85
     assert abs(scale - fraction) < 0.05, (scale, fraction)
+
+
+def test_four_players_on_a_phone_keep_the_seconds_on_screen(
+    browser: Browser, live_server: str, artifacts: Path
+) -> None:
+    # Bo's page: Cy, Di and Ana in a row; Ana, last on the right, is to move
+    names = ["Ana", "Bo", "Cy", "Di"]
+    table = make_table(live_server, names, settings={"turn_seconds": 12, "grace_seconds": None})
+    try:
+        page = table.open(browser, seat=1, viewport=SIZES[0])
+        low = at_the_end(page, ".opponent[data-seat='0'] .seat-clock")
+        assert low["secsHeight"] > 0
+        badge = page.locator(".opponent[data-seat='0'] .seat-clock.low .clock-secs")
+        box = badge.bounding_box(timeout=LOADED)
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= SIZES[0]["width"], box
+        # clear of the name and of the leader's star (Ana leads round 1)
+        for part in (".opp-name .name", ".leader"):
+            other = page.locator(f".opponent[data-seat='0'] {part}").bounding_box()
+            assert other, part
+            apart = (
+                other["x"] >= box["x"] + box["width"]
+                or other["x"] + other["width"] <= box["x"]
+                or other["y"] >= box["y"] + box["height"]
+            )
+            assert apart, (part, other, box)
+        page.screenshot(path=str(artifacts / "timer-opponent-low-4p-360x640.png"))
+    finally:
+        table.close()
