@@ -254,6 +254,9 @@ class State(Model):
     ready: list[int]
     #: between rounds: unix time when the next round is dealt at the latest
     next_round_at: float | None
+    #: unix time on the server when this state was sent: a client counts
+    #: ``turn_deadline`` and ``next_round_at`` down from it (its own clock may be off)
+    server_time: float
     #: the ``action_id`` of this connection's move that this state follows: the move
     #: was accepted and committed (its acknowledgement); ``None`` in every other state
     ack: str | None = None

@@ -221,7 +221,7 @@ class Referee:
         """The ``state`` message for each of ``conns``, as JSON text."""
         game = self.table.require_game()
         clocks = self.stand_in.deadline_for(game), self.stand_in.next_round_at(game)
-        return state_texts(self.table, clocks, conns, ack)
+        return state_texts(self.table, clocks, conns, ack, self.clock())
 
     # --- changing the game ------------------------------------------------------------
 

@@ -3,6 +3,7 @@ mover's carrying its acknowledgement."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 import orjson
@@ -19,11 +20,13 @@ def state_texts(
     clocks: tuple[float | None, float | None],
     conns: Iterable[Connection],
     ack: tuple[Connection, str] | None = None,
+    now: float | None = None,
 ) -> list[str]:
     """The ``state`` message for each of ``conns``, as JSON text; ``clocks``: when the
     turn timer runs out and when the next round is dealt at the latest (``None``:
     not); ``ack`` is the connection whose move this state follows, and the move's
-    ``action_id``.
+    ``action_id``; ``now``: the server's time the clocks are counted by (sent as
+    ``server_time``, so that a client whose own clock is off counts them down right).
 
     It goes to every connection after every move, so it is built for speed: the
     part of the view every seat shares, and the fields after it, are encoded once;
@@ -40,6 +43,7 @@ def state_texts(
             "turn_deadline": clocks[0],
             "ready": sorted(table.ready),
             "next_round_at": clocks[1],
+            "server_time": time.time() if now is None else now,
         }
     )[1:-1]
     head = f'{{"type":"state","version":{game.version},"view":{{'

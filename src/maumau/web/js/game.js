@@ -14,6 +14,7 @@ import { ReplayView } from "./replay.js";
 import { forgetOldHistories, forgetToken, saveToken, tokenFor } from "./seats.js";
 import { renderResult } from "./summary.js";
 import { TableView } from "./table.js";
+import { noteArrival } from "./turnclock.js";
 import { showError, toast } from "./toast.js";
 
 export class GamePage {
@@ -138,6 +139,7 @@ export class GamePage {
         }
         this.log = this.log.concat(msg.events);
         view.log = this.log;
+        noteArrival(msg); // the turn timer counts down from here (turnclock.js)
         this.state = msg;
         noteAway(this, view);
         if (this.shownRound !== null && view.round > this.shownRound) {

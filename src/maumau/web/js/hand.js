@@ -10,6 +10,7 @@ import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { callOffered, dueWord } from "./mau.js";
 import { nameEl } from "./names.js";
+import { myClock, myClockBar } from "./turnclock.js";
 
 export const MIN_TAP = 44;
 const LIFT = 8; // how far a playable card is lifted
@@ -74,8 +75,12 @@ export function renderMine(table, view) {
     });
   });
   const seatInfo = table.page.info.seats[me] || {};
-  return h("div", { class: "mine" },
+  // the turn timer runs for this player: the own clock, by the hand (turnclock.js)
+  const timed = view.to_move === me && view.step !== "over" && table.state.turn_deadline != null;
+  return h("div", { class: `mine ${timed ? "timed" : ""}` },
+    timed ? myClockBar() : null,
     h("div", { class: "me-bar" },
+      timed ? myClock() : null,
       h("span", { class: "me-name" }, nameEl(view.players[me]),
         seatInfo.stand_in ? h("span", { class: "badge stand-in" }, t("seat.stand_in")) : null,
         me === view.leader ? h("span", { class: "leader", title: t("table.round_led") }, "★") : null),

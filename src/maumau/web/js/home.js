@@ -10,7 +10,8 @@ import { t } from "./i18n.js";
 import { myTables } from "./mytables.js";
 import { nameError, nameMessage } from "./names.js";
 import { OPTIONS, PRESETS, presetValues, relevant } from "./options.js";
-import { saveName, saveRules, saveToken, savedName, savedRules } from "./seats.js";
+import { playNowBlock } from "./playnow.js";
+import { saveName, savePlayed, saveRules, saveToken, savedName, savedRules } from "./seats.js";
 
 const SETTINGS = [
   { key: "grace_seconds", def: 30, min: 0, max: 3600, nullable: true },
@@ -214,6 +215,7 @@ export function renderHome(root, { showError }) {
     try {
       const seat = await api("POST", "/api/games", { body: { name: player, preset, options, settings } });
       saveToken(seat.game_id, seat.token);
+      savePlayed({ preset, options, settings }); // what "Play now" plays with next time
       location.assign(seat.invite);
     } catch (err) {
       const why = nameError(err, player);
@@ -230,6 +232,7 @@ export function renderHome(root, { showError }) {
         h("h1", {}, t("home.title")),
         h("p", { class: "lead" }, t("home.lead")),
       ),
+      playNowBlock({ name, nameLine, settingKeys: SETTINGS.map((s) => s.key) }),
       myTables(),
       h("form", { class: "panel create", onsubmit: submit },
         h("div", { class: "field" }, h("label", { for: "player-name" }, t("home.your_name")), name, nameLine.line),

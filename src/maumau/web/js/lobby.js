@@ -5,13 +5,13 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { avatar, joinNodes, nameEl, nameError, nameMessage, tx } from "./names.js";
 import { ruleSummary } from "./rules.js";
-import { saveName, savedName } from "./seats.js";
+import { saveBotLevel, saveName, savedBotLevel, savedName } from "./seats.js";
 import { showError, toast } from "./toast.js";
 
 const LEVELS = ["random", "easy", "normal", "hard"];
 
 // the computer level last chosen, kept when the lobby is drawn again
-let chosenLevel = "normal";
+let chosenLevel = LEVELS.includes(savedBotLevel()) ? savedBotLevel() : "normal";
 
 /** Where the keyboard focus is in `root`: an id, or a seat's button by its row. */
 function focusMark(root) {
@@ -110,7 +110,7 @@ export function renderLobby(root, page) {
       h("li", { class: "seat-row empty" }, h("span", { class: "avatar" }, "?"), h("span", { class: "seat-name" }, t("lobby.free_seat")))),
   );
 
-  const level = h("select", { id: "bot-level", onchange: (e) => { chosenLevel = e.target.value; } },
+  const level = h("select", { id: "bot-level", onchange: (e) => { chosenLevel = e.target.value; saveBotLevel(chosenLevel); } },
     LEVELS.map((l) => h("option", { value: l, selected: l === chosenLevel }, t(`level.${l}`))));
   const full = info.seats.length >= info.max_seats;
   const hostTools = host

@@ -5,6 +5,7 @@ import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { cardChip } from "./log.js";
 import { avatar, nameEl, tx } from "./names.js";
+import { seatClock } from "./turnclock.js";
 
 /** The seats after `me` in seat order (all seats for a spectator). */
 export function seatsAround(me, n) {
@@ -64,6 +65,8 @@ export function renderOpponents(table, view) {
       const last = lastMove(view.log, seat);
       const classes = ["opponent"];
       if (view.to_move === seat && !over) classes.push("turn");
+      const timed = view.to_move === seat && !over && table.state.turn_deadline != null;
+      if (timed) classes.push("timed");
       if (acted === seat) classes.push("acted");
       if (count > before) classes.push("grew");
       return h("li", { class: classes.join(" "), dataset: { seat } },
@@ -92,6 +95,7 @@ export function renderOpponents(table, view) {
             onclick: () => table.send({ catch: seat }),
           }, tx("table.catch", { name: nameEl(view.players[seat]) }))
           : null,
+        timed ? seatClock() : null,
       );
     }));
 }

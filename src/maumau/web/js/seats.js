@@ -57,3 +57,31 @@ export function savedRules() {
 export function saveRules(rules) {
   localStorage.setItem(RULES, JSON.stringify(rules));
 }
+
+// --- "Play now" (playnow.js): the rules of the last table created here, and the
+// computer players' level last chosen in a lobby --------------------------------------
+
+const PLAYED = "maumau.home.played";
+const BOT_LEVEL = "maumau.botLevel";
+
+/** The last table's {preset, options, settings} as it was created, or null. */
+export function savedPlayed() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(PLAYED) || "null");
+    return saved && typeof saved === "object" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+export function savePlayed(rules) {
+  localStorage.setItem(PLAYED, JSON.stringify(rules));
+}
+
+export function savedBotLevel() {
+  return localStorage.getItem(BOT_LEVEL);
+}
+
+export function saveBotLevel(level) {
+  localStorage.setItem(BOT_LEVEL, level);
+}

@@ -8,6 +8,7 @@ import { h } from "./dom.js";
 import { language, t, tn } from "./i18n.js";
 import { joinNodes, nameEl, nameYou, tx } from "./names.js";
 import { verifyShuffle } from "./shuffle.js";
+import { secondsUntil } from "./turnclock.js"; // by the server's clock
 
 let readyTimer = null;
 
@@ -192,7 +193,7 @@ function showReady(page, dialog, round) {
   const wait = mine ? t("summary.waiting") : "";
   if (text.textContent !== wait) text.textContent = wait;
   const update = () => {
-    const left = at ? t("summary.starts_in", { n: Math.max(0, Math.ceil(at - Date.now() / 1000)) }) : "";
+    const left = at ? t("summary.starts_in", { n: Math.ceil(secondsUntil(state, at)) }) : "";
     if (count.textContent !== left) count.textContent = left;
     line.hidden = !wait && !left;
   };

@@ -12,6 +12,7 @@ import { renderSide, renderTicker, showNewest } from "./movelog.js";
 import { renderOpponents } from "./opponents.js";
 import { nameEl, shownName, tx } from "./names.js";
 import { toast } from "./toast.js";
+import { TurnClock } from "./turnclock.js";
 
 const SHORTCUTS = { d: "draw", m: "mau", p: "pass", k: "pass" };
 
@@ -23,7 +24,7 @@ export class TableView {
     this.cue = new Cue(); // a skip or reversal, said on the felt for a moment
     this.prev = null; // the previous view, to animate what changed
     this.focusIndex = 0;
-    this.timer = null;
+    this.clock = new TurnClock(this); // the turn timer's clocks, run down after each render
     this.pendingJack = null;
     addEventListener("keydown", (e) => this.onKey(e));
     // a phone turned, a window resized, the hand's box changed: its rows are laid out again
@@ -31,6 +32,7 @@ export class TableView {
   }
 
   detach() {
+    this.clock.stop();
     this.el = null;
     this.handSize.disconnect();
     this.watchedHand = null;
@@ -275,17 +277,9 @@ export class TableView {
     document.getElementById("live").textContent = parts.join(". ");
   }
 
+  /** The turn timer's clocks (turnclock.js): the seat to move's bar, the player's own
+   * ring, the status line's seconds. */
   tick() {
-    clearInterval(this.timer);
-    const deadline = this.state.turn_deadline;
-    const el = this.el.querySelector("#turn-timer");
-    if (!deadline || !el) return;
-    const update = () => {
-      const left = Math.max(0, Math.round(deadline - Date.now() / 1000));
-      el.textContent = t("table.timer", { n: left });
-      el.classList.toggle("low", left <= 10);
-    };
-    update();
-    this.timer = setInterval(update, 1000);
+    this.clock.start();
   }
 }
