@@ -8,11 +8,10 @@ import json
 import struct
 import zlib
 
-import icons
 import pytest
 
+import icons
 from maumau.server.config import WEB_DIR
-
 
 #: each icon drawn once for all the tests
 draw = functools.cache(icons.draw)
@@ -53,7 +52,9 @@ def test_png_writing_round_trips() -> None:
     assert read_png(icons.png(16, pixels)) == (16, 16, pixels)
 
 
-@pytest.mark.parametrize("icon", [i for i in icons.ICONS if i.kind == "maskable"], ids=lambda icon: icon.name)
+@pytest.mark.parametrize(
+    "icon", [i for i in icons.ICONS if i.kind == "maskable"], ids=lambda icon: icon.name
+)
 def test_a_maskable_icon_keeps_its_drawing_in_the_safe_zone(icon: icons.Icon) -> None:
     """Outside the centred circle of 40 % radius there is only the opaque felt: a
     launcher's mask may cut anything there away."""

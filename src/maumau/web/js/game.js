@@ -4,6 +4,7 @@
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
 import { noteAway } from "./away.js";
+import { offlineNotice, reachServer } from "./offline.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -41,7 +42,10 @@ export class GamePage {
 
   async start() {
     try {
-      this.info = await api("GET", `/api/games/${encodeURIComponent(this.gameId)}`);
+      this.info = await reachServer(
+        () => api("GET", `/api/games/${encodeURIComponent(this.gameId)}`),
+        () => this.root.replaceChildren(offlineNotice()),
+      );
     } catch (err) {
       this.renderMissing(err);
       return;

@@ -1,0 +1,218 @@
+"""The installable app (issue 22, item 7) in Chromium: no installability errors over the
+DevTools protocol, the manifest's icons load at the sizes they claim, the service worker
+keeps the app shell and never an API answer, a reload with the server stopped shows the
+client's offline state (not the browser's error page) until the server is back, and the
+Web Share button shares the invite link where the browser can share."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, BrowserType, Page, expect
+from serving import serving
+from tablekit import SIZES, call
+
+#: a stand-in for the phone's share sheet: what it was given, in window.shared
+FAKE_SHARE = """
+window.shared = [];
+navigator.share = (data) => { window.shared.push(data); return Promise.resolve(); };
+navigator.canShare = () => true;
+"""
+
+CONTROLLED = "() => navigator.serviceWorker.controller !== null"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A server of its own (this test stops it): its URL and data directory."""
+    data = tmp_path / "data"
+    with serving(data) as url:
+        yield url, data
+
+
+def lobby(url: str) -> dict[str, Any]:
+    made: dict[str, Any] = call(f"{url}/api/games", "POST", {"name": "Anna"})
+    return made
+
+
+def open_as_host(context: BrowserContext, url: str, table: dict[str, Any]) -> Page:
+    """The host's lobby page, served by the worker (it has taken the page over)."""
+    page = context.new_page()
+    page.goto(f"{url}/?lang=en")
+    page.evaluate(
+        "([id, token]) => localStorage.setItem('maumau.token.' + id, token)",
+        [table["game_id"], table["token"]],
+    )
+    page.wait_for_function(CONTROLLED)
+    page.goto(f"{url}{table['invite']}?lang=en")
+    expect(page.locator("#invite-link")).to_be_visible()
+    expect(page.locator("body")).to_have_attribute("data-conn", "online")
+    return page
+
+
+def shell_cache(page: Page) -> dict[str, list[str]]:
+    """Every cache of the origin and the paths of what it holds."""
+    result: dict[str, list[str]] = page.evaluate(
+        """async () => {
+          const out = {};
+          for (const key of await caches.keys()) {
+            const cache = await caches.open(key);
+            out[key] = (await cache.keys()).map((r) => new URL(r.url).pathname);
+          }
+          return out;
+        }"""
+    )
+    return result
+
+
+def test_chromium_finds_nothing_in_the_way_of_installing(
+    browser_type: BrowserType, browser_type_launch_args: dict[str, Any], server: Any, tmp_path: Path
+) -> None:
+    """In a profile of its own: Chromium installs nothing from an incognito context
+    (Playwright's usual contexts are), and says so as an installability error."""
+    url, _ = server
+    context = browser_type.launch_persistent_context(
+        tmp_path / "profile", **browser_type_launch_args
+    )
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(f"{url}/?lang=en")
+    page.wait_for_function(CONTROLLED)
+    cdp = context.new_cdp_session(page)
+    manifest = cdp.send("Page.getAppManifest")
+    assert manifest["url"] == f"{url}/manifest.webmanifest"
+    assert manifest["errors"] == []
+    errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+    assert errors == [], errors
+    context.close()
+
+
+def test_the_manifest_icons_load_at_their_sizes(browser: Browser, server: Any) -> None:
+    url, _ = server
+    page = browser.new_page()
+    page.goto(f"{url}/?lang=en")
+    icons = page.evaluate(
+        """async () => {
+          const manifest = await (await fetch('/manifest.webmanifest')).json();
+          const apple = document.querySelector('link[rel=apple-touch-icon]');
+          const wanted = [...manifest.icons, {src: new URL(apple.href).pathname, sizes: '180x180'}];
+          const out = [];
+          for (const icon of wanted) {
+            const reply = await fetch(icon.src);
+            const image = await createImageBitmap(await reply.blob());
+            out.push({src: icon.src, claimed: icon.sizes, status: reply.status,
+                      type: reply.headers.get('content-type'),
+                      size: `${image.width}x${image.height}`});
+          }
+          return out;
+        }"""
+    )
+    assert len(icons) == 5
+    assert {i["src"] for i in icons} >= {"/icons/maskable-512.png", "/icons/apple-touch-icon.png"}
+    for icon in icons:
+        assert (icon["status"], icon["type"], icon["size"]) == (200, "image/png", icon["claimed"])
+    page.close()
+
+
+def test_the_worker_keeps_the_shell_and_no_api_answer(browser: Browser, server: Any) -> None:
+    url, _ = server
+    context = browser.new_context()
+    table = lobby(url)
+    page = open_as_host(context, url, table)
+    # the API answered this page several times (the table, its QR code, the socket)
+    expect(page.locator("#invite-qr img")).to_be_visible()
+    page.evaluate("fetch('/api/health').then((r) => r.json())")
+    page.reload()
+    expect(page.locator("#invite-link")).to_be_visible()
+    caches = shell_cache(page)
+    assert len(caches) == 1, caches
+    ((name, paths),) = caches.items()
+    assert name.startswith("maumau-shell-")
+    assert "/" in paths and "/js/main.js" in paths and "/lang/en.json" in paths
+    assert "/icons/icon-192.png" in paths and "/favicon.svg" in paths
+    bad = [p for p in paths if p.startswith(("/api/", "/ws/", "/g/", "/metrics", "/sw.js"))]
+    assert bad == []
+    context.close()
+
+
+def test_with_the_server_stopped_the_shell_says_offline_and_comes_back(
+    browser: Browser, tmp_path: Path, artifacts: Path
+) -> None:
+    data = tmp_path / "data"
+    context = browser.new_context(viewport=SIZES[0])
+    with serving(data) as url:
+        table = lobby(url)
+        page = open_as_host(context, url, table)
+    port = int(url.rsplit(":", 1)[1])
+    with socket.socket() as probe:  # the server is gone: nothing listens there
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
+    page.reload()
+    notice = page.locator("#offline")
+    expect(notice).to_be_visible()
+    expect(notice.locator("h1")).to_have_text("You are offline")
+    expect(page.locator("#conn")).to_have_text("Offline — reconnecting…")
+    expect(page.locator("body")).to_have_attribute("data-conn", "no_server")
+    assert page.url.endswith(table["invite"] + "?lang=en")
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.screenshot(path=str(artifacts / f"offline-{size['width']}x{size['height']}.png"))
+    # translated, also while offline (the languages are in the shell)
+    page.evaluate("document.getElementById('settings').open = true")
+    page.select_option("#lang-picker", "de")
+    expect(page.locator("#conn")).to_have_text("Offline — verbinde neu …")
+    expect(notice.locator("h1")).to_have_text("Du bist offline")
+    page.select_option("#lang-picker", "en")
+    page.evaluate("document.getElementById('settings').open = false")
+    # the home page too
+    home = context.new_page()
+    home.goto(f"{url}/?lang=en")
+    expect(home.locator("#create")).to_be_visible()
+    expect(home.locator("#conn")).to_have_text("Offline — reconnecting…")
+    # the server back on the same address: the table opens by itself
+    with serving(data, port=port):
+        page.evaluate("dispatchEvent(new Event('online'))")  # (or the next retry, in 8 s)
+        expect(page.locator("#invite-link")).to_be_visible(timeout=30_000)
+        expect(notice).to_have_count(0)
+        expect(page.locator("#conn")).not_to_have_text("Offline — reconnecting…")
+        home.evaluate("dispatchEvent(new Event('online'))")
+        expect(home.locator("#conn")).to_be_hidden(timeout=30_000)
+        context.close()
+
+
+def test_the_share_button_shares_the_invite_link(
+    browser: Browser, server: Any, artifacts: Path
+) -> None:
+    url, _ = server
+    table = lobby(url)
+    context = browser.new_context()
+    context.add_init_script(FAKE_SHARE)
+    page = open_as_host(context, url, table)
+    button = page.locator("#share-invite")
+    expect(button).to_have_text("Share")
+    for size in SIZES:
+        page.set_viewport_size(size)
+        expect(button).to_be_visible()
+        box = button.bounding_box()
+        assert box and box["height"] >= 40 and box["width"] >= 44, box
+        # (the lobby is drawn again on news from the table: a clip, not an element)
+        area = page.locator(".invite").bounding_box()
+        assert area
+        shot = artifacts / f"share-{size['width']}x{size['height']}.png"
+        page.screenshot(path=str(shot), clip=area)
+    button.click()
+    page.wait_for_function("window.shared.length === 1")
+    shared = page.evaluate("window.shared[0]")
+    assert shared["url"] == f"{url}{table['invite']}"
+    assert table["token"] not in str(shared)
+    assert shared["text"] == "Join my Mau Mau table:"
+    context.close()
+    # without navigator.share (desktop Chromium on Linux) there is no button
+    plain = browser.new_context()
+    page = open_as_host(plain, url, table)
+    assert page.evaluate("typeof navigator.share") == "undefined"
+    expect(page.locator("#copy-invite")).to_be_visible()
+    expect(page.locator("#share-invite")).to_have_count(0)
+    plain.close()
