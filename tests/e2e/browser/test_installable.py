@@ -6,15 +6,24 @@ Web Share button shares the invite link where the browser can share."""
 
 from __future__ import annotations
 
+import contextlib
+import shutil
 import socket
+import subprocess
+import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, BrowserType, Page, expect
-from serving import serving
+from serving import ROOT, serving
 from tablekit import SIZES, call
+
+from lab.serve import stop_server
+from maumau.server.config import WEB_DIR
 
 #: a stand-in for the phone's share sheet: what it was given, in window.shared
 FAKE_SHARE = """
@@ -171,6 +180,9 @@ def test_with_the_server_stopped_the_shell_says_offline_and_comes_back(
     home.goto(f"{url}/?lang=en")
     expect(home.locator("#create")).to_be_visible()
     expect(home.locator("#conn")).to_have_text("Offline — reconnecting…")
+    for size in SIZES:
+        home.set_viewport_size(size)
+        home.screenshot(path=str(artifacts / f"offline-home-{size['width']}x{size['height']}.png"))
     # the server back on the same address: the table opens by itself
     with serving(data, port=port):
         page.evaluate("dispatchEvent(new Event('online'))")  # (or the next retry, in 8 s)
@@ -216,3 +228,62 @@ def test_the_share_button_shares_the_invite_link(
     expect(page.locator("#copy-invite")).to_be_visible()
     expect(page.locator("#share-invite")).to_have_count(0)
     plain.close()
+
+
+#: a server of the client in another directory (a release of other files)
+RELEASE = """
+import sys
+from pathlib import Path
+import uvicorn
+from maumau.server.app import create_app
+from maumau.server.config import ServerConfig
+data, web, port = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+app = create_app(ServerConfig(data_dir=data, web_dir=web))
+uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+"""
+
+
+@contextlib.contextmanager
+def release(data: Path, web: Path, port: int) -> Iterator[str]:
+    """The client in ``web`` served on ``port`` until the block ends; its base URL."""
+    command = [sys.executable, "-c", RELEASE, str(data), str(web), str(port)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
+    try:
+        while True:
+            try:
+                urllib.request.urlopen(url + "/api/health", timeout=1).read()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.1)
+        yield url
+    finally:
+        stop_server(proc)
+
+
+def test_a_new_release_replaces_the_old_shell(browser: Browser, tmp_path: Path) -> None:
+    """The worker of the old release keeps answering until the new one is installed;
+    then the new release's files are served and the old cache is gone."""
+    web, data = tmp_path / "web", tmp_path / "data"
+    shutil.copytree(WEB_DIR, web)
+    port = int(socket.create_server(("127.0.0.1", 0)).getsockname()[1])
+    context = browser.new_context()
+    page = context.new_page()
+    with release(data, web, port) as url:
+        page.goto(f"{url}/?lang=en")
+        page.wait_for_function(CONTROLLED)
+        (old,) = shell_cache(page)
+        title = page.evaluate("fetch('/lang/en.json').then((r) => r.json())")["home.title"]
+    lang = web / "lang" / "en.json"
+    lang.write_text(lang.read_text("utf-8").replace(title, "A new release"), "utf-8")
+    with release(data, web, port) as url:
+        page.reload()  # (the old shell, while the browser looks for a new worker)
+        deadline = time.monotonic() + 60
+        # the new worker installs beside the old one, then deletes the old cache
+        while len(keys := list(shell_cache(page))) != 1 or keys == [old]:
+            assert time.monotonic() < deadline, f"the new worker did not take over: {keys}"
+            page.wait_for_timeout(100)
+        page.reload()
+        expect(page.locator(".hero h1")).to_have_text("A new release")
+    context.close()
