@@ -65,6 +65,19 @@ def test_the_shell_is_every_file_of_the_client_and_nothing_of_the_api(
         assert client.get(path).status_code == 200, path
 
 
+def test_every_file_of_the_shell_names_its_release(client: TestClient) -> None:
+    """The worker keeps a file only from its own release: each reply (a 304 too) says
+    which one it is of."""
+    version, files = constants(client.get("/sw.js").text)
+    for path in files:
+        reply = client.get(path)
+        assert reply.headers["maumau-shell-version"] == version, path
+        again = client.get(path, headers={"if-none-match": reply.headers["etag"]})
+        assert again.status_code == 304, path
+        assert again.headers["maumau-shell-version"] == version, path
+    assert "maumau-shell-version" not in client.get("/api/health").headers
+
+
 def test_the_version_follows_every_file_of_the_client(tmp_path: Path) -> None:
     web = tmp_path / "web"
     shutil.copytree(WEB_DIR, web)

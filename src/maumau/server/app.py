@@ -16,7 +16,6 @@ from dataclasses import replace
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -143,7 +142,7 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.include_router(notices.router)
     app.include_router(probes.router)
     app.include_router(shell.router)
-    app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
+    app.mount("/", shell.ShellFiles(app.state.shell, config.web_dir), name="web")
     return app
 
 

@@ -10,21 +10,31 @@ The server serves the worker with two constants in front of it: ``VERSION``, a h
 of every file of the client, and ``SHELL``, the paths it caches.  A release that
 changes any file changes the worker's bytes, which is what makes browsers install the
 new worker; it fetches the new shell into a cache of the new version and deletes the
-old ones, so no installed app stays on an old shell.
+old ones, so no installed app stays on an old shell.  Every file of the client is
+served with its release's version in the ``Maumau-Shell-Version`` header, and the worker
+refuses to install from files of another release (it is tried again on the next visit).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from fastapi.staticfiles import StaticFiles
+from starlette.staticfiles import PathLike
+from starlette.types import Scope
 
 #: the worker's source in the web directory (served through :func:`worker`, not as is)
 WORKER = "sw.js"
+#: the header naming the release of a file of the client: the worker keeps a file only
+#: from its own release (several server processes of two releases may answer during
+#: a rolling upgrade, and a cache of one version must not hold files of another)
+VERSION_HEADER = "maumau-shell-version"
 
 router = APIRouter()
 
@@ -69,3 +79,22 @@ async def worker(request: Request) -> Response:
     return Response(
         shell.script, media_type="text/javascript", headers={"cache-control": "no-cache"}
     )
+
+
+class ShellFiles(StaticFiles):
+    """The client's files, each reply (also a 304) naming the release it is of."""
+
+    def __init__(self, shell: Shell, directory: Path) -> None:
+        super().__init__(directory=directory, html=True)
+        self.shell = shell
+
+    def file_response(
+        self,
+        full_path: PathLike,
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers[VERSION_HEADER] = self.shell.version
+        return response

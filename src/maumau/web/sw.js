@@ -16,9 +16,17 @@ const FILES = new Set(SHELL.filter((path) => path !== "/"));
 
 self.addEventListener("install", (event) => {
   event.waitUntil((async () => {
+    // past the browser's HTTP cache: the files of this version, not older copies; and
+    // only this release's (during a rolling upgrade another process may answer, with
+    // files of another version: then this install fails and is tried on the next visit)
+    const replies = await Promise.all(SHELL.map(async (path) => {
+      const reply = await fetch(new Request(path, { cache: "no-cache" }));
+      const release = reply.headers.get("Maumau-Shell-Version");
+      if (!reply.ok || release !== VERSION) throw new Error(`${path}: ${reply.status} of release ${release}`);
+      return reply;
+    }));
     const cache = await caches.open(CACHE);
-    // past the browser's HTTP cache: the files of this version, not older copies
-    await cache.addAll(SHELL.map((path) => new Request(path, { cache: "no-cache" })));
+    await Promise.all(replies.map((reply, i) => cache.put(SHELL[i], reply)));
     await self.skipWaiting();
   })());
 });

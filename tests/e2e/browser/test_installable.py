@@ -33,6 +33,8 @@ navigator.canShare = () => true;
 """
 
 CONTROLLED = "() => navigator.serviceWorker.controller !== null"
+#: how long a page may take to load on a loaded machine (ms)
+LOADED = 30_000
 
 
 @pytest.fixture
@@ -56,10 +58,10 @@ def open_as_host(context: BrowserContext, url: str, table: dict[str, Any]) -> Pa
         "([id, token]) => localStorage.setItem('maumau.token.' + id, token)",
         [table["game_id"], table["token"]],
     )
-    page.wait_for_function(CONTROLLED)
+    page.wait_for_function(CONTROLLED, timeout=2 * LOADED)
     page.goto(f"{url}{table['invite']}?lang=en")
-    expect(page.locator("#invite-link")).to_be_visible()
-    expect(page.locator("body")).to_have_attribute("data-conn", "online")
+    expect(page.locator("#invite-link")).to_be_visible(timeout=LOADED)
+    expect(page.locator("body")).to_have_attribute("data-conn", "online", timeout=LOADED)
     return page
 
 
@@ -89,7 +91,7 @@ def test_chromium_finds_nothing_in_the_way_of_installing(
     )
     page = context.pages[0] if context.pages else context.new_page()
     page.goto(f"{url}/?lang=en")
-    page.wait_for_function(CONTROLLED)
+    page.wait_for_function(CONTROLLED, timeout=2 * LOADED)
     cdp = context.new_cdp_session(page)
     manifest = cdp.send("Page.getAppManifest")
     assert manifest["url"] == f"{url}/manifest.webmanifest"
@@ -132,10 +134,10 @@ def test_the_worker_keeps_the_shell_and_no_api_answer(browser: Browser, server: 
     table = lobby(url)
     page = open_as_host(context, url, table)
     # the API answered this page several times (the table, its QR code, the socket)
-    expect(page.locator("#invite-qr img")).to_be_visible()
+    expect(page.locator("#invite-qr img")).to_be_visible(timeout=LOADED)
     page.evaluate("fetch('/api/health').then((r) => r.json())")
     page.reload()
-    expect(page.locator("#invite-link")).to_be_visible()
+    expect(page.locator("#invite-link")).to_be_visible(timeout=LOADED)
     caches = shell_cache(page)
     assert len(caches) == 1, caches
     ((name, paths),) = caches.items()
@@ -160,7 +162,7 @@ def test_with_the_server_stopped_the_shell_says_offline_and_comes_back(
         assert probe.connect_ex(("127.0.0.1", port)) != 0
     page.reload()
     notice = page.locator("#offline")
-    expect(notice).to_be_visible()
+    expect(notice).to_be_visible(timeout=LOADED)
     expect(notice.locator("h1")).to_have_text("You are offline")
     expect(page.locator("#conn")).to_have_text("Offline — reconnecting…")
     expect(page.locator("body")).to_have_attribute("data-conn", "no_server")
@@ -178,19 +180,19 @@ def test_with_the_server_stopped_the_shell_says_offline_and_comes_back(
     # the home page too
     home = context.new_page()
     home.goto(f"{url}/?lang=en")
-    expect(home.locator("#create")).to_be_visible()
-    expect(home.locator("#conn")).to_have_text("Offline — reconnecting…")
+    expect(home.locator("#create")).to_be_visible(timeout=LOADED)
+    expect(home.locator("#conn")).to_have_text("Offline — reconnecting…", timeout=LOADED)
     for size in SIZES:
         home.set_viewport_size(size)
         home.screenshot(path=str(artifacts / f"offline-home-{size['width']}x{size['height']}.png"))
     # the server back on the same address: the table opens by itself
     with serving(data, port=port):
         page.evaluate("dispatchEvent(new Event('online'))")  # (or the next retry, in 8 s)
-        expect(page.locator("#invite-link")).to_be_visible(timeout=30_000)
+        expect(page.locator("#invite-link")).to_be_visible(timeout=LOADED)
         expect(notice).to_have_count(0)
         expect(page.locator("#conn")).not_to_have_text("Offline — reconnecting…")
         home.evaluate("dispatchEvent(new Event('online'))")
-        expect(home.locator("#conn")).to_be_hidden(timeout=30_000)
+        expect(home.locator("#conn")).to_be_hidden(timeout=LOADED)
         context.close()
 
 
@@ -248,11 +250,11 @@ def release(data: Path, web: Path, port: int) -> Iterator[str]:
     """The client in ``web`` served on ``port`` until the block ends; its base URL."""
     command = [sys.executable, "-c", RELEASE, str(data), str(web), str(port)]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
     try:
         while True:
             try:
-                urllib.request.urlopen(url + "/api/health", timeout=1).read()
+                urllib.request.urlopen(url + "/api/health", timeout=5).read()
                 break
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, "no server"
@@ -272,18 +274,18 @@ def test_a_new_release_replaces_the_old_shell(browser: Browser, tmp_path: Path) 
     page = context.new_page()
     with release(data, web, port) as url:
         page.goto(f"{url}/?lang=en")
-        page.wait_for_function(CONTROLLED)
+        page.wait_for_function(CONTROLLED, timeout=2 * LOADED)
         (old,) = shell_cache(page)
         title = page.evaluate("fetch('/lang/en.json').then((r) => r.json())")["home.title"]
     lang = web / "lang" / "en.json"
     lang.write_text(lang.read_text("utf-8").replace(title, "A new release"), "utf-8")
     with release(data, web, port) as url:
         page.reload()  # (the old shell, while the browser looks for a new worker)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         # the new worker installs beside the old one, then deletes the old cache
         while len(keys := list(shell_cache(page))) != 1 or keys == [old]:
             assert time.monotonic() < deadline, f"the new worker did not take over: {keys}"
             page.wait_for_timeout(100)
         page.reload()
-        expect(page.locator(".hero h1")).to_have_text("A new release")
+        expect(page.locator(".hero h1")).to_have_text("A new release", timeout=LOADED)
     context.close()
