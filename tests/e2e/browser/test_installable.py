@@ -209,11 +209,13 @@ def test_the_share_button_shares_the_invite_link(
     for size in SIZES:
         page.set_viewport_size(size)
         expect(button).to_be_visible()
-        box = button.bounding_box()
-        assert box and box["height"] >= 40 and box["width"] >= 44, box
-        # (the lobby is drawn again on news from the table: a clip, not an element)
-        area = page.locator(".invite").bounding_box()
-        assert area
+        # (the lobby is drawn again on news from the table: both read at one moment)
+        box, area = page.evaluate(
+            "() => ['#share-invite', '.invite'].map((s) => {"
+            " const r = document.querySelector(s).getBoundingClientRect();"
+            " return {x: r.x, y: r.y, width: r.width, height: r.height}; })"
+        )
+        assert box["height"] >= 40 and box["width"] >= 44, box
         shot = artifacts / f"share-{size['width']}x{size['height']}.png"
         page.screenshot(path=str(shot), clip=area)
     button.click()
