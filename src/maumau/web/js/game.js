@@ -4,11 +4,11 @@
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
 import { noteAway } from "./away.js";
-import { offlineNotice, reachServer } from "./offline.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { renderJoin, renderLobby } from "./lobby.js";
+import { offlineNotice, reachServer } from "./offline.js";
 import { openRules } from "./rules.js";
 import { ReplayView } from "./replay.js";
 import { forgetOldHistories, forgetToken, saveToken, tokenFor } from "./seats.js";
