@@ -16,12 +16,11 @@ from dataclasses import replace
 from fastapi import FastAPI, Request, WebSocket
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import notices, probes, routes, sockets
+from maumau.server import notices, probes, routes, shell, sockets
 from maumau.server.admission import Admission
 from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
@@ -110,6 +109,7 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.state.metrics = metrics = Counts()
     app.state.registry = registry_of(app)
     app.state.readiness = probes.Readiness()
+    app.state.shell = shell.Shell.of(config.web_dir)
 
     @app.exception_handler(ServerError)
     async def server_error(request: Request, exc: ServerError) -> JSONResponse:
@@ -141,7 +141,8 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.include_router(routes.router)
     app.include_router(notices.router)
     app.include_router(probes.router)
-    app.mount("/", StaticFiles(directory=config.web_dir, html=True), name="web")
+    app.include_router(shell.router)
+    app.mount("/", shell.ShellFiles(app.state.shell, config.web_dir), name="web")
     return app
 
 

@@ -21,6 +21,7 @@ POLICY = "; ".join(
         "img-src 'self'",
         "connect-src 'self'",
         "manifest-src 'self'",
+        "worker-src 'self'",  # the app shell's service worker, /sw.js
         "base-uri 'none'",
         "form-action 'self'",
         "frame-ancestors 'none'",
@@ -39,18 +40,22 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
 
 #: the replies under ``/api/`` (seat tokens, records, the live state of tables)
 NO_STORE = (b"cache-control", b"no-store")
+#: every other reply (the client's files): kept, but asked for again each time (an
+#: ETag makes that a 304), so that a new release is never hidden by an old copy
+NO_CACHE = (b"cache-control", b"no-cache")
 
 
 def secure(scope: Scope, send: Send) -> Send:
     """``send`` for the reply to the HTTP request ``scope``, adding :data:`HEADERS`, and
-    ``Cache-Control: no-store`` under ``/api/`` unless the reply sets its own."""
+    ``Cache-Control: no-store`` under ``/api/`` (``no-cache`` elsewhere) unless the
+    reply sets its own."""
     api = scope["path"].startswith("/api/")
 
     async def send_with_headers(message: Message) -> None:
         if message["type"] == "http.response.start":
             headers = [*message.get("headers", ()), *HEADERS]
-            if api and not any(name.lower() == b"cache-control" for name, _ in headers):
-                headers.append(NO_STORE)
+            if not any(name.lower() == b"cache-control" for name, _ in headers):
+                headers.append(NO_STORE if api else NO_CACHE)
             message["headers"] = headers
         await send(message)
 

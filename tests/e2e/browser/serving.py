@@ -24,10 +24,11 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(data: Path, *options: str) -> Iterator[str]:
-    """``maumau serve`` on a free port and the data directory ``data``, with more
-    ``options``, until the block ends; its base URL."""
-    port = _free_port()
+def serving(data: Path, *options: str, port: int | None = None) -> Iterator[str]:
+    """``maumau serve`` on a free port (or ``port``: the same origin again, after a
+    server on it stopped) and the data directory ``data``, with more ``options``, until
+    the block ends; its base URL."""
+    port = port or _free_port()
     command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
     command += ["--data-dir", str(data), "--log-level", "warning", *options]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)

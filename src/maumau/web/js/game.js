@@ -9,6 +9,7 @@ import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { renderJoin, renderLobby } from "./lobby.js";
+import { offlineNotice, reachServer } from "./offline.js";
 import { openRules } from "./rules.js";
 import { ReplayView } from "./replay.js";
 import { forgetOldHistories, forgetToken, saveToken, tokenFor } from "./seats.js";
@@ -44,7 +45,10 @@ export class GamePage {
 
   async start() {
     try {
-      this.info = await api("GET", `/api/games/${encodeURIComponent(this.gameId)}`);
+      this.info = await reachServer(
+        () => api("GET", `/api/games/${encodeURIComponent(this.gameId)}`),
+        () => this.root.replaceChildren(offlineNotice()),
+      );
     } catch (err) {
       this.renderMissing(err);
       return;

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { avatar, joinNodes, nameEl, nameError, nameMessage, tx } from "./names.js";
 import { ruleSummary } from "./rules.js";
 import { saveBotLevel, saveName, savedBotLevel, savedName } from "./seats.js";
+import { shareButton } from "./share.js";
 import { showError, toast } from "./toast.js";
 
 const LEVELS = ["random", "easy", "normal", "hard"];
@@ -64,6 +65,7 @@ function inviteBlock(info) {
       h("div", { class: "copy-row" },
         h("input", { id: "invite-link", readonly: true, value: url, "aria-label": t("lobby.invite"), onfocus: (e) => e.target.select() }),
         h("button", { class: "primary", type: "button", id: "copy-invite", onclick: () => copy(url) }, t("lobby.copy")),
+        shareButton(url),
       ),
     ),
     qr,

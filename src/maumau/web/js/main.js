@@ -1,9 +1,13 @@
 // Start-up: language, suit colours, then the page for this address.
 
 import { loadAnnouncement } from "./announcement.js";
+import { api } from "./api.js";
 import { GamePage } from "./game.js";
 import { renderHome } from "./home.js";
 import { LANGUAGES, onLanguage, preferredLanguage, setLanguage, t } from "./i18n.js";
+import { registerWorker } from "./install.js";
+import { myTables } from "./mytables.js";
+import { reachServer } from "./offline.js";
 import { showError } from "./toast.js";
 
 const FOUR = "maumau.fourColour";
@@ -33,6 +37,7 @@ function setupPicker() {
 }
 
 async function start() {
+  registerWorker();
   setupPicker();
   const wanted = new URLSearchParams(location.search).get("lang");
   await setLanguage(LANGUAGES.includes(wanted) ? wanted : preferredLanguage(), LANGUAGES.includes(wanted));
@@ -47,6 +52,12 @@ async function start() {
     const home = () => renderHome(root, { showError });
     onLanguage(home);
     home();
+    // out of reach: the offline state until the server answers, then the open tables
+    // are looked up again (the rest of the page, and what was typed there, stays)
+    let offline = false;
+    reachServer(() => api("GET", "/api/health"), () => { offline = true; })
+      .catch(() => {}) // it answered, with an error: it is there
+      .then(() => offline && document.getElementById("my-tables")?.replaceWith(myTables()));
   }
   document.body.dataset.ready = "1";
 }
