@@ -3,6 +3,7 @@
 
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
+import { SeatAsk } from "./askseat.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
@@ -37,6 +38,7 @@ export class GamePage {
     this.status = "connecting";
     this.table = new TableView(this);
     this.connection = null;
+    this.seatAsk = new SeatAsk(this); // late friends asking for a seat (askseat.js)
   }
 
   async start() {
@@ -99,6 +101,7 @@ export class GamePage {
   }
 
   receive(msg) {
+    if (this.seatAsk.receive(msg)) return;
     switch (msg.type) {
       case "announcement":
         showAnnouncement(msg);
@@ -298,6 +301,7 @@ export class GamePage {
   render() {
     const root = this.root;
     if (!this.info) return;
+    this.seatAsk.render();
     document.body.dataset.view = this.info.status;
     if (this.closed?.code === "too_many_connections" && !this.state) {
       const retry = () => { this.closed = null; this.render(); this.connect(); };
