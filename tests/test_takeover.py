@@ -51,7 +51,7 @@ def bot_table(client: TestClient, bots: int = 1, **settings: Any) -> tuple[str, 
 
 def hand_of(client: TestClient, game_id: str, seat: int) -> list[str]:
     """The truth: the seat's hand as the server's game holds it."""
-    game = client.app.state.hub.referees[game_id].table.require_game()  # type: ignore[attr-defined]
+    game = client.app.state.hub.referees[game_id].table.require_game()
     return [str(c) for c in cards_of(game.round.hands[seat])]
 
 
@@ -143,7 +143,7 @@ def test_a_friend_takes_over_a_bot_seat_and_plays_it(tmp_path: Path) -> None:
             action_id = move(friend, mine)
             acked = receive_until(friend, lambda m: m["type"] == "state" and m["ack"] is not None)
             assert acked[-1]["ack"] == action_id
-            step = client.app.state.hub.referees[game_id].table.steps()[-1]  # type: ignore[attr-defined]
+            step = client.app.state.hub.referees[game_id].table.steps()[-1]
             assert step.data["seat"] == 1 and "by" not in step.data  # the newcomer's own
 
 
@@ -306,3 +306,31 @@ def test_a_takeover_outlasts_a_restart(tmp_path: Path) -> None:
             again = receive_until(friend, kind("state"))[-1]
             assert again["view"]["hand"] == hand
             assert again["view"]["players"] == ["Ana", "Mia"]
+
+
+def test_a_request_ends_when_the_seats_player_comes_back(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        game_id, token = create_table(client, bot_delay_ms=SLOW_BOTS, grace_seconds=0)
+        _, ben = join(client, game_id, "Ben")
+        start(client, game_id, token)
+        with (
+            client.websocket_connect(f"/ws/{game_id}") as host,
+            client.websocket_connect(f"/ws/{game_id}") as friend,
+        ):
+            hello(host, token)
+            receive_until(
+                host, lambda m: m["type"] == "lobby" and m["game"]["seats"][1]["stand_in"]
+            )
+            hello(friend, None)
+            asked = ask(friend, 1, "Mia")
+            with client.websocket_connect(f"/ws/{game_id}") as back:
+                assert hello(back, ben)["seat"] == 1  # Ben is back: his seat is his again
+                ended = receive_until(friend, kind("seat_request_ended"))[-1]
+                assert ended == {
+                    "type": "seat_request_ended",
+                    "request": asked["request"],
+                    "reason": "seat_taken",
+                }
+                receive_until(host, lambda m: m["type"] == "seat_requests" and not m["requests"])
+                host.send_json({"type": "answer_seat", "request": asked["request"], "accept": True})
+                error(host, "unknown_request")
