@@ -334,3 +334,15 @@ def test_a_request_ends_when_the_seats_player_comes_back(tmp_path: Path) -> None
                 receive_until(host, lambda m: m["type"] == "seat_requests" and not m["requests"])
                 host.send_json({"type": "answer_seat", "request": asked["request"], "accept": True})
                 error(host, "unknown_request")
+
+
+def test_the_hosts_seat_is_never_offered_even_while_a_stand_in_plays_it(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        game_id, _ = bot_table(client, grace_seconds=0)
+        with client.websocket_connect(f"/ws/{game_id}") as friend:
+            hello(friend, None)
+            receive_until(
+                friend, lambda m: m["type"] == "lobby" and m["game"]["seats"][0]["stand_in"]
+            )
+            answer = ask(friend, 0, "Mia")
+            assert answer["code"] == "seat_not_computer" and "host" in answer["message"]

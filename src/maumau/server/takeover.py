@@ -50,6 +50,8 @@ def computer_seat(referee: Referee, seat: int) -> None:
     table = referee.table
     if not 0 <= seat < len(table.seats):
         raise ServerError("unknown_seat", f"there is no seat {seat}")
+    if seat == table.host:  # (a stand-in plays it only while the host is away)
+        raise ServerError("seat_not_computer", f"seat {seat} is the host's: ask for another")
     if not referee.stand_in.controlled(seat):
         raise ServerError(
             "seat_not_computer",

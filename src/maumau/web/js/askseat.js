@@ -17,7 +17,7 @@ const ASK_CODES = new Set(["not_spectator", "not_playing", "seat_not_computer", 
 /** The seats a computer plays now: a bot, or a player's seat a stand-in plays. */
 export function computerSeats(info) {
   if (info?.status !== "playing") return [];
-  return info.seats.filter((s) => s.kind === "bot" || s.stand_in);
+  return info.seats.filter((s) => s.position !== info.host && (s.kind === "bot" || s.stand_in));
 }
 
 /** "3 watching" for the table's status line (nothing while nobody watches). */
@@ -189,6 +189,9 @@ export class SeatAsk {
       },
         h("h2", { id: "ask-title" }, t("askseat.title")),
         h("p", { class: "help" }, t("askseat.help")),
+        this.page.info.seats[this.page.info.host]?.connected
+          ? null
+          : h("p", { class: "help host-away", id: "ask-host-away" }, t("askseat.host_away")),
         h("fieldset", { class: "ask-choices" }, h("legend", {}, t("askseat.which")), choices),
         h("div", { class: "field" }, h("label", { for: "ask-name" }, t("home.your_name")), name, this.nameLine.line),
         h("div", { class: "ask-buttons" }, send,
