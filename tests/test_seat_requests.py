@@ -31,6 +31,11 @@ class FakeConnection:
 
 class FakeTable:
     host = 0
+    id = "table"
+
+
+class FakeStore:
+    shared = False  # (one process: nobody else to tell)
 
 
 class FakeReferee:
@@ -38,6 +43,7 @@ class FakeReferee:
         self.table = FakeTable()
         self.connections = cast(set[Connection], set(conns))
         self.clock = time.time
+        self.store = FakeStore()
 
 
 @pytest.mark.anyio
@@ -45,7 +51,7 @@ async def test_an_unanswered_request_expires_and_the_asker_is_told() -> None:
     host, asker = FakeConnection(0), FakeConnection()
     referee = FakeReferee(host, asker)
     requests = OpenRequests(cast(RequestsHost, referee), seconds=0.01)
-    request = requests.add(cast(Connection, asker), 1, "Mia")
+    request = requests.add(cast(Connection, asker), 1, "Mia", "token", "key")
     assert asker.sent[0]["type"] == "seat_asked"
     assert host.sent[-1]["requests"][0]["name"] == "Mia"
     await asyncio.sleep(0.05)  # (later than the expiry: its timer runs first)

@@ -184,6 +184,7 @@ class Referee:
             elif seat != conn.seat:
                 conn.seat = seat
                 conn.send(welcome(table, seat))
+        self.seat_requests.bind()  # (a host at another process gave a seat to one here)
         self.stand_in.start_absences()
         self.broadcast_lobby()
         if table.game is not None:  # (a seat taken over elsewhere: its new name)

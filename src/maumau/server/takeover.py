@@ -20,7 +20,9 @@ What changes with the seat (docs/protocol.md, "Late friends"):
   table's stand-in plays the seat after the grace period, as for any player).
 
 Other server processes learn of the new holder from the stored seats, as of any
-change of seats (a change notice, then :meth:`Referee.reload`).
+change of seats (a change notice, then :meth:`Referee.reload`); an asker connected to
+another process than the host's is handed the seat there (see
+:mod:`maumau.server.seat_requests`).
 """
 
 from __future__ import annotations
@@ -28,9 +30,8 @@ from __future__ import annotations
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.names import display_name, distinct_name
-from maumau.server.protocol import Closed, SeatGiven
+from maumau.server.protocol import Closed
 from maumau.server.referee import Referee
-from maumau.server.results import welcome
 from maumau.server.seat_requests import SeatRequest
 from maumau.server.seating import fresh, new_token, save_seats, token_hash
 from maumau.store import SeatRow
@@ -73,7 +74,8 @@ async def ask_seat(referee: Referee, conn: Connection, seat: int, raw_name: str)
         playing(referee)
         computer_seat(referee, seat)
         free_name(referee, name, seat)
-        referee.seat_requests.add(conn, seat, name)
+        token = new_token()  # (the seat's if the host accepts, wherever the host is)
+        referee.seat_requests.add(conn, seat, name, token, token_hash(token))
 
 
 def withdraw_seat(referee: Referee, conn: Connection) -> None:
@@ -102,8 +104,9 @@ async def answer_seat(referee: Referee, conn: Connection, request_id: int, accep
             requests.end(request, "declined")
             return
         await fresh(referee)  # another process may have changed the seats meanwhile
-        asker = request.conn
-        if request_id not in requests.open or asker not in referee.connections or asker.closing:
+        asker = request.conn  # (None: the asker is at another process, which says if it left)
+        gone = asker is not None and (asker not in referee.connections or asker.closing)
+        if request_id not in requests.open or gone:
             requests.end(request, "gone")
             raise ServerError("unknown_request", f"request {request_id}: its asker has left")
         try:
@@ -124,10 +127,8 @@ async def take_over(referee: Referee, request: SeatRequest) -> None:
     """Bind the request's seat to a new token held by its asker (the caller holds the
     lock and checked that a computer plays the seat)."""
     table = referee.table
-    seat, conn = request.seat, request.conn
+    seat, conn, key = request.seat, request.conn, request.key
     old = table.seats[seat]
-    token = new_token()
-    key = token_hash(token)
     seats = [
         SeatRow(seat, request.name, "human", None, key) if s.position == seat else s
         for s in table.seats
@@ -142,10 +143,8 @@ async def take_over(referee: Referee, request: SeatRequest) -> None:
             referee.connections.discard(other)
             other.seat = other.seat_key = None
             other.close(Closed(code="seat_removed", message="the host gave your seat to another"))
-    conn.send(SeatGiven(game_id=table.id, seat=seat, token=token))
-    conn.seat, conn.seat_key = seat, key
-    conn.round, conn.logged = -1, 0  # its first state brings the whole round
-    conn.send(welcome(table, seat))
+    if conn is not None and request.token is not None:  # (else its process hands it over)
+        referee.seat_requests.give(conn, seat, key, request.token)
     referee.announce()
     referee.broadcast_lobby()
     referee.broadcast_state()
