@@ -6,6 +6,7 @@ notice, the host's prompt, the spectator count and "join the rematch" at three s
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,6 +15,23 @@ from tablekit import SIZES, call, game_over, make_table, playing, watch
 
 #: the bot waits this long before a move, and nobody is replaced while away
 SLOW = {"bot_delay_ms": 10_000, "grace_seconds": None, "next_round_seconds": 600}
+
+
+LANG = Path(__file__).resolve().parents[3] / "src" / "maumau" / "web" / "lang"
+#: the watching notice in each language
+NOTICE = {
+    code: json.loads((LANG / f"{code}.json").read_text(encoding="utf-8"))["watch.notice"]
+    for code in ("en", "de", "da", "sv")
+}
+#: the notice is on the screen and below the status line and the ticker
+CLEAR = """() => {
+  const notice = document.getElementById("watching")?.getBoundingClientRect();
+  if (!notice || notice.left < 0 || notice.right > innerWidth) return false;
+  return ["#turn", ".ticker"].every((sel) => {
+    const row = document.querySelector(`#table ${sel}`)?.getBoundingClientRect();
+    return row && row.bottom <= notice.top;
+  });
+}"""
 
 
 def shoot(pages: dict[str, Page], artifacts: Path) -> None:
@@ -139,5 +157,35 @@ def test_the_rematch_reaches_those_watching(
         button.click()
         friend.wait_for_url(f"**/g/{made['game_id']}")
         expect(friend.locator("#join-name")).to_be_visible()
+    finally:
+        table.close()
+
+
+def test_the_notice_fits_a_phone_in_every_language(
+    browser: Browser, live_server: str, artifacts: Path
+) -> None:
+    table = make_table(live_server, ["Ana"], "penalty-100", settings=SLOW, bots=1)
+    try:
+        for lang, locale in (("de", "de-DE"), ("da", "da-DK"), ("sv", "sv-SE"), ("en", "en-US")):
+            ctx = browser.new_context(viewport=SIZES[0], locale=locale)
+            table.contexts.append(ctx)
+            page = ctx.new_page()
+            page.goto(f"{live_server}/g/{table.game_id}")
+            expect(page.locator("html")).to_have_attribute("lang", lang)
+            notice = page.locator("#watching")
+            expect(notice.locator("#ask-seat")).to_be_visible()
+            page.screenshot(path=str(artifacts / f"late-watching-{lang}-360.png"))
+            expect(notice.locator(".watching-text")).to_have_text(NOTICE[lang])
+            # within the screen, and the table's rows above it stay clear of it (checked
+            # once the page has settled: its first frames may still be laid out)
+            page.wait_for_function(CLEAR, timeout=10_000)
+            cut = page.evaluate(
+                "() => [...document.querySelectorAll('#watching *')]"
+                ".filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)"
+            )
+            assert cut == [], (lang, cut)
+            assert notice.locator("#ask-seat").bounding_box()["height"] >= 44  # type: ignore[index]
+            ctx.close()
+            table.contexts.remove(ctx)
     finally:
         table.close()
