@@ -58,6 +58,7 @@ class Hub:
         self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
         if self.listener is not None:
             self.listener.on_lag = self.metrics.notify_lag.observe
+            self.listener.on_request = self.seat_notice
         self.heartbeat: asyncio.Task[None] | None = None
         #: what computer play may cost (maumau.server.budget), and finished games'
         #: documents (maumau.server.archive)
@@ -214,6 +215,12 @@ class Hub:
         referee = self.referees.get(game_id)
         if referee is not None and referee.here():
             referee.announce()
+
+    def seat_notice(self, origin: str, game_id: str, data: str) -> None:
+        """Another process says a late friend's request for a seat opened or ended."""
+        referee = self.referees.get(game_id)
+        if referee is not None:
+            referee.seat_requests.remote(data)
 
     async def run_heartbeat(self) -> None:
         """Say again, now and then, which seats are connected here (a process that

@@ -192,7 +192,36 @@ class Ready(Model):
     type: Literal["ready"]
 
 
-ClientMessage = Annotated[Hello | ActionMessage | Ping | Ready, Field(discriminator="type")]
+# --- WebSocket: late friends ask for a computer-played seat (server/takeover.py) --------
+
+
+class AskSeat(Model):
+    """A spectator asks the host to take over ``seat``, a seat a computer plays (a bot,
+    or a stand-in for a player who left), under the display name ``name``."""
+
+    type: Literal["ask_seat"]
+    seat: int = Field(ge=0, le=7)
+    name: Name
+
+
+class WithdrawSeat(Model):
+    """The spectator withdraws its open request for a seat."""
+
+    type: Literal["withdraw_seat"]
+
+
+class AnswerSeat(Model):
+    """The host accepts or declines the open request ``request``."""
+
+    type: Literal["answer_seat"]
+    request: int = Field(ge=1)
+    accept: bool
+
+
+ClientMessage = Annotated[
+    Hello | ActionMessage | Ping | Ready | AskSeat | WithdrawSeat | AnswerSeat,
+    Field(discriminator="type"),
+]
 
 
 # --- WebSocket: server to client ---------------------------------------------------------
@@ -338,6 +367,55 @@ class Announcement(Model):
     expires: float | None = None
 
 
+# --- WebSocket: late friends, server to client (server/takeover.py) ---------------------
+
+
+class SeatAsked(Model):
+    """To the spectator that asked: its request ``request`` for ``seat`` waits for the
+    host until ``expires`` (unix seconds)."""
+
+    type: Literal["seat_asked"] = "seat_asked"
+    request: int
+    seat: int
+    expires: float
+
+
+class SeatRequestEnded(Model):
+    """To the spectator that asked: its request ended without a seat (``reason``)."""
+
+    type: Literal["seat_request_ended"] = "seat_request_ended"
+    request: int
+    reason: Literal["declined", "expired", "withdrawn", "seat_taken", "name_taken"]
+
+
+class SeatRequestInfo(Model):
+    """One open request, as the host sees it."""
+
+    request: int
+    seat: int
+    name: str
+    expires: float
+
+
+class SeatRequests(Model):
+    """To the host's connections: every open request for a seat (sent whenever the
+    list changes, and after the host's ``hello`` while any is open)."""
+
+    type: Literal["seat_requests"] = "seat_requests"
+    requests: list[SeatRequestInfo]
+
+
+class SeatGiven(Model):
+    """To the spectator whose request the host accepted: it now holds ``seat``.  Keep
+    ``token`` as a claimed seat's token; this connection plays the seat at once (a
+    ``welcome`` for the seat and its ``state`` follow)."""
+
+    type: Literal["seat_given"] = "seat_given"
+    game_id: str
+    seat: int
+    token: str
+
+
 Welcome.model_rebuild()
 
 SERVER_MESSAGES: tuple[type[Model], ...] = (
@@ -353,7 +431,19 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     ErrorMessage,
     Closed,
     Announcement,
+    SeatAsked,
+    SeatRequestEnded,
+    SeatRequests,
+    SeatGiven,
 )
-CLIENT_MESSAGES: tuple[type[Model], ...] = (Hello, ActionMessage, Ping, Ready)
+CLIENT_MESSAGES: tuple[type[Model], ...] = (
+    Hello,
+    ActionMessage,
+    Ping,
+    Ready,
+    AskSeat,
+    WithdrawSeat,
+    AnswerSeat,
+)
 
 __all__ = ["CLIENT_MESSAGES", "ERROR_CODES", "SERVER_MESSAGES"]

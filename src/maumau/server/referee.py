@@ -31,6 +31,7 @@ from maumau.server.protocol import (
     Model,
 )
 from maumau.server.results import game_end, round_end, welcome
+from maumau.server.seat_requests import OpenRequests
 from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
@@ -64,6 +65,8 @@ class Referee:
         #: the server is draining and this table is done here: no move is taken any more
         #: (see :mod:`maumau.server.drain`)
         self.stopped = False
+        #: late friends' open requests for computer-played seats (server/takeover.py)
+        self.seat_requests = OpenRequests(self)
 
     # --- connections ------------------------------------------------------------------
 
@@ -107,6 +110,7 @@ class Referee:
             for seat in before - now:
                 self.stand_in.absent(seat)
         self.presence.changed()
+        self.seat_requests.prune(self.stand_in.computer_seats())
         if now - before:
             self.stand_in.poke()  # a player came back elsewhere: a paused table goes on
 
@@ -139,10 +143,13 @@ class Referee:
         self.presence.changed()
         if table.game is not None:
             conn.send_text(self.state_texts([conn])[0])
+        self.seat_requests.prune(self.stand_in.computer_seats())
+        self.seat_requests.greet(conn)
         self.stand_in.poke()
 
     def leave(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        self.seat_requests.left(conn)
         self.last_seen = self.clock()
         seat = conn.seat
         if seat is not None and seat not in self.here():
@@ -177,8 +184,11 @@ class Referee:
             elif seat != conn.seat:
                 conn.seat = seat
                 conn.send(welcome(table, seat))
+        self.seat_requests.bind()  # (a host at another process gave a seat to one here)
         self.stand_in.start_absences()
         self.broadcast_lobby()
+        if table.game is not None:  # (a seat taken over elsewhere: its new name)
+            self.broadcast_state()
         self.announce()
 
     def close_all(self, code: str, message: str, close_code: int = 1000) -> None:
@@ -187,6 +197,7 @@ class Referee:
         for conn in list(self.connections):
             conn.close(Closed(code=code, message=message), close_code)
         self.connections.clear()
+        self.seat_requests.clear()
         self.presence.cancel()
         self.stand_in.stop()
 
@@ -207,6 +218,7 @@ class Referee:
         """Tell everyone the whole table (its seats, status or host changed)."""
         self.broadcast(self.lobby())
         self.presence.told = self.presence_facts()
+        self.seat_requests.prune(self.stand_in.computer_seats())
 
     def broadcast_state(self, ack: tuple[Connection, str] | None = None) -> None:
         """Send every connection its ``state``; ``ack``: the connection whose move it

@@ -19,7 +19,7 @@ from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 from starlette.types import Message, Send
 
-from maumau.server import seating
+from maumau.server import seating, takeover
 from maumau.server.admission import Admission, Place
 from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
@@ -30,12 +30,15 @@ from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
 from maumau.server.protocol import (
     ActionMessage,
+    AnswerSeat,
+    AskSeat,
     ClientMessage,
     Closed,
     ErrorMessage,
     Hello,
     Pong,
     Ready,
+    WithdrawSeat,
 )
 from maumau.server.referee import Referee
 
@@ -45,7 +48,7 @@ log = logging.getLogger("maumau.server")
 SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
-TYPES = ("hello", "action", "ping", "ready")
+TYPES = ("hello", "action", "ping", "ready", "ask_seat", "withdraw_seat", "answer_seat")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
@@ -187,6 +190,8 @@ async def receive(
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
             await referee.ready(conn)
+        elif isinstance(message, AskSeat | WithdrawSeat | AnswerSeat):
+            await _seat_request(conn, referee, message)
         else:
             conn.send(Pong())
     except ServerError as exc:
@@ -202,12 +207,26 @@ async def receive(
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
 
 
+async def _seat_request(
+    conn: Connection, referee: Referee, message: AskSeat | WithdrawSeat | AnswerSeat
+) -> None:
+    """A late friend's request for a seat, or the host's answer (server/takeover.py)."""
+    if not conn.greeted:
+        raise ServerError("hello_required", "send hello first")
+    if isinstance(message, AskSeat):
+        await takeover.ask_seat(referee, conn, message.seat, message.name)
+    elif isinstance(message, WithdrawSeat):
+        takeover.withdraw_seat(referee, conn)
+    else:
+        await takeover.answer_seat(referee, conn, message.request, message.accept)
+
+
 def parse(data: Any) -> ClientMessage:
     if not isinstance(data, dict):
         raise ServerError("bad_message", "a message is a JSON object with a type")
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ServerError("bad_message", "a message needs a type: hello, action, ping or ready")
+        raise ServerError("bad_message", f"a message needs a type: {', '.join(TYPES)}")
     if kind not in TYPES:
         raise ServerError(
             "unknown_type", f"unknown message type {kind!r}; the types are {', '.join(TYPES)}"

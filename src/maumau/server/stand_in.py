@@ -92,6 +92,14 @@ class StandIn:
     def controlled(self, seat: int) -> bool:
         return self.table.is_bot(seat) or seat in self.table.stand_in
 
+    def computer_seats(self) -> list[int]:
+        """The seats a computer plays now in a game being played (a late friend may
+        ask for one: :mod:`maumau.server.takeover`)."""
+        table, game = self.table, self.table.game
+        if table.status != "playing" or game is None or game.finished:
+            return []
+        return [s.position for s in table.seats if self.controlled(s.position)]
+
     def level_of(self, seat: int) -> str:
         row = self.table.seats[seat]
         return row.level if row.kind == "bot" and row.level else self.table.settings.stand_in_level

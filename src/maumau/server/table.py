@@ -264,9 +264,16 @@ class Table:
         self.seats, self.host = list(row.seats), row.host
         self.status, self.rematch_id = row.status, row.rematch_id
         self.removed |= set(row.removed)
+        self.name_seats()
         return before != (self.seats, self.host, self.status, self.rematch_id)
 
     # --- seats ------------------------------------------------------------------------
+
+    def name_seats(self) -> None:
+        """The game's players are named as the seats are (a seat taken over by a late
+        friend takes the newcomer's name; see :mod:`maumau.server.takeover`)."""
+        if self.game is not None and len(self.game.players) == len(self.seats):
+            self.game.players = tuple(s.name for s in self.seats)
 
     def seat_of(self, token_hash: str | None) -> int | None:
         if token_hash is None:

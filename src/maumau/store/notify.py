@@ -35,6 +35,9 @@ CHANNEL = "maumau_games"
 #: the others to say so now rather than at their next heartbeat)
 PRESENCE = "maumau_presence"
 QUESTION = "?"
+#: late friends' requests for a seat (server/seat_requests.py), opened or ended at one
+#: process, for the others: ``"<origin> <game id> <JSON object>"``
+REQUESTS = "maumau_seat_requests"
 #: the listening connection's application_name (as pg_stat_activity shows it)
 APPLICATION = "maumau-listener"
 
@@ -76,6 +79,14 @@ async def ask(conn: AsyncConnection, origin: str, game_id: str) -> None:
     await conn.execute(_ANNOUNCE, {"origin": origin, "items": [f"{game_id} {QUESTION}"]})
 
 
+_TELL = text("SELECT pg_notify(:channel, :payload)")
+
+
+async def tell_request(conn: AsyncConnection, origin: str, game_id: str, data: str) -> None:
+    """Tell the other processes of a request for a seat at ``game_id`` (``data``: JSON)."""
+    await conn.execute(_TELL, {"channel": REQUESTS, "payload": f"{origin} {game_id} {data}"})
+
+
 def listen_dsn(url: str) -> str:
     """The plain PostgreSQL DSN (for asyncpg) of a SQLAlchemy URL."""
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
@@ -102,6 +113,8 @@ class Listener:
         self._task: asyncio.Task[None] | None = None
         #: given the seconds each change notice took from its commit to here
         self.on_lag: Callable[[float], None] | None = None
+        #: given (origin, game id, JSON text) of each other process's request notice
+        self.on_request: Callable[[str, str, str], None] | None = None
         #: True while a listening connection is up
         self.connected = False
         self.ready = asyncio.Event()
@@ -130,6 +143,7 @@ class Listener:
                 conn.add_termination_listener(_setter(lost))
                 await conn.add_listener(CHANNEL, self._notice)
                 await conn.add_listener(PRESENCE, self._presence)
+                await conn.add_listener(REQUESTS, self._request)
                 self.connected = True
                 self.ready.set()
                 backoff = 0.1
@@ -180,6 +194,12 @@ class Listener:
             log.warning("change notices: an unreadable presence notice was ignored")
             return
         self._on_presence(origin, game_id, connected)
+
+    def _request(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        origin, _, rest = payload.partition(" ")
+        game_id, _, data = rest.partition(" ")
+        if origin != self._origin and game_id and data and self.on_request is not None:
+            self.on_request(origin, game_id, data)
 
 
 def _setter(event: asyncio.Event) -> Callable[[Any], None]:

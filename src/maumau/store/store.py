@@ -32,7 +32,7 @@ from maumau.store.errors import (
 from maumau.store.files import private_database
 from maumau.store.group import Append, Committer, GroupCommit, latest_times
 from maumau.store.migrate import current_revision, upgrade
-from maumau.store.notify import Listener, announce, ask, listen_dsn, notify
+from maumau.store.notify import Listener, announce, ask, listen_dsn, notify, tell_request
 from maumau.store.rows import (
     GameRow,
     SeatRow,
@@ -161,6 +161,13 @@ class Store:
         if self.shared:
             async with self._read() as conn:
                 await ask(conn, self.origin, game_id)
+
+    async def tell_request(self, game_id: str, data: str) -> None:
+        """Tell the other processes of a late friend's request for a seat at ``game_id``
+        (PostgreSQL only; ``data``: a JSON object, see :mod:`maumau.server.seat_requests`)."""
+        if self.shared:
+            async with self._read() as conn:
+                await tell_request(conn, self.origin, game_id, data)
 
     @property
     def errors(self) -> int:

@@ -4,6 +4,7 @@
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
 import { Attention } from "./attention.js";
+import { SeatAsk } from "./askseat.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
@@ -41,6 +42,7 @@ export class GamePage {
     this.table = new TableView(this);
     this.connection = null;
     this.attention = new Attention(this); // sounds and hidden-tab notices of each message
+    this.seatAsk = new SeatAsk(this); // late friends asking for a seat (askseat.js)
   }
 
   async start() {
@@ -107,6 +109,7 @@ export class GamePage {
 
   receive(msg) {
     this.attention.receive(msg); // before this.state is replaced: it compares the two
+    if (this.seatAsk.receive(msg)) return;
     switch (msg.type) {
       case "announcement":
         showAnnouncement(msg);
@@ -307,6 +310,7 @@ export class GamePage {
   render() {
     const root = this.root;
     if (!this.info) return;
+    this.seatAsk.render();
     document.body.dataset.view = this.info.status;
     if (this.closed?.code === "too_many_connections" && !this.state) {
       const retry = () => { this.closed = null; this.render(); this.connect(); };

@@ -100,7 +100,7 @@ export function renderResult(page, { round = null, end = null, review = false } 
   if (end) {
     const rematchId = page.rematch?.game_id ?? page.info.rematch_id;
     buttons = [
-      page.seat !== null
+      page.seat !== null || rematchId // (someone watching is offered to join the rematch)
         ? h("button", {
           class: "primary big", type: "button", id: "rematch",
           onclick: () => (rematchId ? page.followRematch({ game_id: rematchId, invite: `/g/${rematchId}` }) : page.startRematch()),

@@ -13,6 +13,7 @@ import { renderOpponents } from "./opponents.js";
 import { nameEl, shownName, tx } from "./names.js";
 import { toast } from "./toast.js";
 import { TurnClock } from "./turnclock.js";
+import { watchCount } from "./askseat.js";
 
 const SHORTCUTS = { d: "draw", m: "mau", p: "pass", k: "pass" };
 
@@ -245,6 +246,7 @@ export class TableView {
     return h("div", { class: "status-line", id: "turn", role: "status" },
       h("span", { class: `turn-text ${armed ? "armed" : ""}` }, text),
       h("span", { class: "timer", id: "turn-timer" }),
+      watchCount(this.page.info),
       h("span", { class: "round-no" }, t("table.round", { n: view.round + 1 }),
         h("span", { class: "led" }, " · ", tx("table.led_by", { name: nameEl(view.players[view.leader] ?? "") }))),
       this.page.history.rounds.length && !view.finished

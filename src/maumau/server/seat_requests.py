@@ -1,0 +1,256 @@
+"""A table's open requests for a seat: late friends asking the host for a seat that a
+computer plays (see :mod:`maumau.server.takeover` for the takeover itself).
+
+A request lives in the memory of the process its asker is connected to, and only as
+long as it is useful: it ends when the host answers it, when its asker withdraws it or
+goes away, after :data:`REQUEST_SECONDS`, or as soon as its seat is no longer played
+by a computer (its player came back, or another request got it).
+
+With several processes on PostgreSQL, the others hear of each request opened or ended
+(a notice on :data:`maumau.store.notify.REQUESTS`), so that the host sees it wherever
+the host is connected.  The asker's process chose the seat's new token when it was
+asked, and sends the others only its hash: a host at another process binds the seat
+to that hash, and the asker's process, on learning of the new seats, hands the seat
+to the asker (:meth:`OpenRequests.bind`).  Every cost a
+stranger can cause is bounded: one open request per connection, at most
+:data:`MAX_OPEN` per table, at most :data:`ASKS_PER_CONNECTION` asks per connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, cast
+
+from maumau.server.connection import Connection
+from maumau.server.errors import ServerError
+from maumau.server.protocol import (
+    SeatAsked,
+    SeatGiven,
+    SeatRequestEnded,
+    SeatRequestInfo,
+    SeatRequests,
+)
+from maumau.server.results import welcome
+from maumau.server.table import Table
+from maumau.server.tasks import quiet
+from maumau.store import Store
+
+log = logging.getLogger("maumau.server")
+
+#: how long a request waits for the host's answer
+REQUEST_SECONDS = 120.0
+#: the most requests open at one table at once
+MAX_OPEN = 4
+#: the most requests one connection may make (a loop of ask and withdraw would keep
+#: the host's prompt flickering)
+ASKS_PER_CONNECTION = 10
+
+#: why a request ended without a seat (the ``seat_request_ended`` reasons) or with one
+Ending = Literal["declined", "expired", "withdrawn", "seat_taken", "name_taken", "granted", "gone"]
+#: the reasons an asker is told
+_TOLD: tuple[Ending, ...] = ("declined", "expired", "withdrawn", "seat_taken", "name_taken")
+
+
+class RequestsHost(Protocol):
+    """What the requests need of their table's referee."""
+
+    table: Table
+    connections: set[Connection]
+    clock: Callable[[], float]
+    store: Store
+
+
+@dataclass(eq=False)
+class SeatRequest:
+    """One spectator's open request for ``seat`` under ``name``: its asker's connection
+    here (``None``: the asker is at another process)."""
+
+    id: int
+    conn: Connection | None
+    seat: int
+    name: str
+    #: unix time after which it has expired
+    expires: float
+    #: the hash of the token the seat gets if the host accepts
+    key: str
+    #: that token (only at the asker's process)
+    token: str | None = field(default=None, repr=False)
+    timer: asyncio.TimerHandle | None = field(default=None, repr=False)
+
+    def info(self) -> SeatRequestInfo:
+        return SeatRequestInfo(
+            request=self.id, seat=self.seat, name=self.name, expires=self.expires
+        )
+
+
+class OpenRequests:
+    """The open requests of one table."""
+
+    def __init__(self, host: RequestsHost, seconds: float = REQUEST_SECONDS) -> None:
+        # weakly, as the stand-in: the referee owns its requests
+        self.host: RequestsHost = cast(RequestsHost, weakref.proxy(host))
+        self.seconds = seconds
+        self.open: dict[int, SeatRequest] = {}
+        self.asks: dict[Connection, int] = {}
+
+    def of(self, conn: Connection) -> SeatRequest | None:
+        """The open request of ``conn``, if it has one."""
+        return next((r for r in self.open.values() if r.conn is conn), None)
+
+    def add(self, conn: Connection, seat: int, name: str, token: str, key: str) -> SeatRequest:
+        """Open a request (the caller checked the seat and the name; ``token`` is the
+        seat's token if it is given, ``key`` its hash): the asker is told ``seat_asked``,
+        the host the new list, the other processes the request."""
+        if self.of(conn) is not None:
+            raise ServerError(
+                "already_asked", "you have asked for a seat already; withdraw it first"
+            )
+        if len(self.open) >= MAX_OPEN:
+            raise ServerError(
+                "too_many_requests", f"{MAX_OPEN} requests for seats are open at this table already"
+            )
+        asked = self.asks.get(conn, 0)
+        if asked >= ASKS_PER_CONNECTION:
+            raise ServerError(
+                "too_many_requests", f"a connection may ask for a seat {ASKS_PER_CONNECTION} times"
+            )
+        self.asks[conn] = asked + 1
+        number = secrets.randbelow(2**31 - 1) + 1  # (unique across the processes)
+        expires = self.host.clock() + self.seconds
+        request = SeatRequest(number, conn, seat, name, expires, key, token)
+        self.start(request)
+        conn.send(SeatAsked(request=request.id, seat=seat, expires=request.expires))
+        self.tell_others(
+            {"op": "open", "id": number, "seat": seat, "name": name, "expires": expires, "key": key}
+        )
+        return request
+
+    def start(self, request: SeatRequest) -> None:
+        """Keep ``request`` open until it expires, and show it to the host."""
+        loop = asyncio.get_running_loop()
+        seconds = max(0.0, request.expires - self.host.clock())
+        request.timer = loop.call_later(seconds, self.end, request, "expired", False)
+        self.open[request.id] = request
+        self.tell_host()
+
+    def end(self, request: SeatRequest, why: Ending, tell_others: bool = True) -> None:
+        """End ``request``: its asker is told why (unless it got the seat or is gone),
+        the host the new list, and (``tell_others``) the other processes.  (An expiry
+        is not told: each process's copy expires by itself.)"""
+        if self.open.pop(request.id, None) is None:
+            return
+        if request.timer is not None:
+            request.timer.cancel()
+        if request.conn is not None and why != "granted" and why != "gone":
+            request.conn.send(SeatRequestEnded(request=request.id, reason=why))
+        self.tell_host()
+        if tell_others:
+            self.tell_others({"op": "end", "id": request.id, "reason": why})
+
+    # --- other processes (PostgreSQL) ------------------------------------------------
+
+    def tell_others(self, data: dict[str, object]) -> None:
+        store = self.host.store
+        if store.shared:
+            text = json.dumps(data, ensure_ascii=False)
+            task = asyncio.get_running_loop().create_task(
+                store.tell_request(self.host.table.id, text)
+            )
+            task.add_done_callback(quiet)
+
+    def remote(self, text: str) -> None:
+        """Another process's notice of a request opened or ended there."""
+        try:
+            data = json.loads(text)
+            op, number = data["op"], int(data["id"])
+            if op == "open":
+                request = SeatRequest(
+                    number,
+                    None,
+                    int(data["seat"]),
+                    str(data["name"]),
+                    float(data["expires"]),
+                    str(data["key"]),
+                )
+        except (ValueError, KeyError, TypeError):
+            log.warning("a request notice for table %s was unreadable", self.host.table.id)
+            return
+        if op == "open":
+            if number not in self.open and len(self.open) < MAX_OPEN:
+                self.start(request)
+            return
+        ended = self.open.get(number)
+        reason = data.get("reason")
+        if ended is None or reason == "granted":  # (the asker's seat comes with the seats)
+            return
+        why: Ending = reason if reason in _TOLD else "gone"
+        self.end(ended, why, tell_others=False)
+
+    def bind(self) -> list[Connection]:
+        """Hand each asker here whose request's token now holds a seat (a host at
+        another process accepted it) that seat; returns their connections."""
+        table = self.host.table
+        seated = []
+        for request in list(self.open.values()):
+            seat = table.seat_of(request.key)
+            if seat is None or request.conn is None or request.token is None:
+                continue
+            self.end(request, "granted", tell_others=False)
+            self.give(request.conn, seat, request.key, request.token)
+            seated.append(request.conn)
+        return seated
+
+    def give(self, conn: Connection, seat: int, key: str, token: str) -> None:
+        """The connection holds ``seat`` now: its token, then its welcome (its first
+        state, which the caller sends, brings the whole round)."""
+        table = self.host.table
+        conn.send(SeatGiven(game_id=table.id, seat=seat, token=token))
+        conn.seat, conn.seat_key = seat, key
+        conn.round, conn.logged = -1, 0
+        conn.send(welcome(table, seat))
+
+    def left(self, conn: Connection) -> None:
+        """``conn`` went away: its request ends."""
+        self.asks.pop(conn, None)
+        request = self.of(conn)
+        if request is not None:
+            self.end(request, "gone")
+
+    def prune(self, playable: Iterable[int]) -> None:
+        """End every request whose seat is not among ``playable`` (the seats a
+        computer plays now, in a game being played)."""
+        seats = set(playable)
+        for request in list(self.open.values()):
+            if request.seat not in seats:
+                self.end(request, "seat_taken")
+
+    def clear(self) -> None:
+        """The table is done here: every request ends, nobody is told."""
+        for request in self.open.values():
+            if request.timer is not None:
+                request.timer.cancel()
+        self.open.clear()
+        self.asks.clear()
+
+    def listing(self) -> SeatRequests:
+        return SeatRequests(requests=[r.info() for r in self.open.values()])
+
+    def tell_host(self) -> None:
+        """Send the open requests to every connection of the host's seat."""
+        table = self.host.table
+        text: str | None = None
+        for conn in self.host.connections:
+            if conn.seat is not None and conn.seat == table.host:
+                text = text or self.listing().model_dump_json()
+                conn.send_text(text)
+
+    def greet(self, conn: Connection) -> None:
+        """A connection said hello: the host's sees the open requests."""
+        if self.open and conn.seat is not None and conn.seat == self.host.table.host:
+            conn.send(self.listing())
