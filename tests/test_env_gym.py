@@ -99,3 +99,56 @@ def test_bad_parameters_are_named() -> None:
         MauMauGym(opponents="normal")
     with pytest.raises(ValueError, match=r"seat: must be 0\.\.1"):
         MauMauGym(opponents=("normal",), seat=2)
+
+
+def bot_goes_out_first(env: MauMauGym, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Make the first deal one in which seat 0 (a bot) goes out with its first card,
+    before the learner at seat 1 has moved; later deals are the usual ones."""
+    from maumau.engine import Game, Layout
+    from maumau.engine.cards import CODES
+
+    session = env.session
+    real = session.reset
+    calls = []
+
+    def reset(seed: int | None = None) -> None:
+        real(seed)
+        calls.append(1)
+        if len(calls) == 1:
+            hands = [["8D"], ["2C", "3C", "4C", "5C", "6C"]]
+            used = {"8D", "8S", *hands[1]}
+            stock = [c for c in CODES if c not in used]
+            layout = Layout.parse(hands, "8S", stock, hand_size_free=True)
+            session.game = Game.new(session.rules, session.game.players, seed=1, layout=layout)
+
+    monkeypatch.setattr(session, "reset", reset)
+    return calls
+
+
+def test_a_game_the_bots_end_before_the_learner_moves_is_dealt_anew(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    env = MauMauGym(rules="standard", opponents=("normal",), seat=1)
+    calls = bot_goes_out_first(env, monkeypatch)
+    _observation, info = env.reset(seed=2)
+    assert len(calls) == 2  # the first game ended at once: a second one was dealt
+    assert not env.session.finished and env.session.to_move == 1
+    assert info["action_mask"].any()
+
+
+def test_a_round_the_bots_end_before_the_learners_first_move_still_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from maumau.env.rewards import round_rewards
+
+    env = MauMauGym(rules="penalty-100", opponents=("normal",), seat=1)
+    bot_goes_out_first(env, monkeypatch)
+    _observation, info = env.reset(seed=2)
+    game = env.session.game
+    assert len(game.results) == 1 and game.round_index == 1 and env.session.to_move == 1
+    carried = round_rewards(game.rules, game.results[0])[1]
+    assert carried < 0  # the learner was left holding its five cards
+    action = int(np.flatnonzero(info["action_mask"])[0])
+    _observation, reward, _terminated, _truncated, _info = env.step(action)
+    assert len(game.results) == 1  # no other round ended meanwhile (fixed seeds)
+    assert reward == pytest.approx(carried)

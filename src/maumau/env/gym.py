@@ -69,6 +69,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         self.bots: dict[int, Bot] = {}
         self._mask = np.zeros(ACTION_COUNT, dtype=np.int8)
         self._illegal = False
+        self._carry = 0.0
 
     # --- gymnasium -----------------------------------------------------------------------
 
@@ -82,10 +83,13 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             s: make_bot(level, seed=stream.getrandbits(63))
             for s, level in zip(others, self.levels, strict=True)
         }
-        self.session.reset(stream.getrandbits(63))
         self._illegal = False
-        reward = self._play_bots()
-        assert reward == 0.0 or not self.session.finished
+        while True:
+            self.session.reset(stream.getrandbits(63))
+            # what the learner earned before its first move (a round the bots ended)
+            self._carry = self._play_bots()
+            if not self.session.finished and not self.session.truncated:
+                break  # (else the bots ended the game before the learner moved: deal anew)
         return self._observe(), self._info()
 
     def step(self, action: np.int64 | int) -> tuple[Vector, float, bool, bool, dict[str, Any]]:
@@ -101,7 +105,8 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             self._illegal = True
             return encode(session.view(self.seat)), -1.0, True, False, info
         rewards = session.step(index)
-        reward = 0.0 if rewards is None else rewards[self.seat]
+        reward = self._carry + (0.0 if rewards is None else rewards[self.seat])
+        self._carry = 0.0
         reward += self._play_bots()
         return self._observe(), reward, session.finished, session.truncated, self._info()
 
