@@ -78,6 +78,8 @@ def test_options_over_a_rule_set_and_bad_parameters() -> None:
         load_game("nope", 2)
     with pytest.raises(Exception, match="unknown option key 'sevens'"):
         load_game("standard", 2, sevens=3)
+    with pytest.raises(Exception, match="options: not JSON"):
+        pyspiel.load_game(GAME_NAME, {"rules": "standard", "players": 2, "options": "{ace"})
 
 
 def test_the_deal_and_every_draw_are_chance_nodes_over_the_unseen_cards() -> None:

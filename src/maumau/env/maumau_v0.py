@@ -150,8 +150,6 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
             return
         self._accumulate_rewards()
         self.agent_selection = self.possible_agents[session.to_move]
-        if self.render_mode == "ansi":
-            pass  # rendered on request: render() returns the text
 
     # --- rendering ---------------------------------------------------------------------
 

@@ -75,7 +75,10 @@ class MauMauGame(pyspiel.Game):  # type: ignore[misc]
         options = params["options"]
         spec: Any = params["rules"]
         if options:
-            extra = json.loads(options)
+            try:
+                extra = json.loads(options)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"options: not JSON ({error}): {options!r}") from None
             if not isinstance(extra, dict):
                 raise ValueError(f"options: must be a JSON object of option keys, not {options!r}")
             if spec not in RULE_SETS:
