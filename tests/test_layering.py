@@ -64,6 +64,8 @@ MAY_IMPORT = {
     "store": {"store"},
     "server": {"engine", "bots", "store", "server"},
     "loadtest": {"loadtest"},
+    # the research environments: built on the engine and the bots, never the server
+    "env": {"engine", "bots", "env"},
 }
 
 
@@ -87,6 +89,21 @@ def test_modules_stay_small() -> None:
     for path in sorted(PACKAGE.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").count("\n")
         assert lines <= 450, f"{path.relative_to(PACKAGE)} has {lines} lines: split it"
+
+
+def test_the_core_needs_none_of_the_research_libraries() -> None:
+    """``import maumau``, the engine, the bots, the command line and ``maumau.env``
+    itself load no numpy, PettingZoo, Gymnasium or OpenSpiel (the ``rl`` extra is
+    optional); only the environment modules do."""
+    code = (
+        "import sys, maumau, maumau.engine, maumau.bots, maumau.cli, maumau.env\n"
+        "import maumau.env.session, maumau.env.actions, maumau.env.rewards\n"
+        "heavy = ('numpy', 'pettingzoo', 'gymnasium', 'pyspiel', 'open_spiel')\n"
+        "print(','.join(name for name in heavy if name in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""
 
 
 def test_load_tool_is_a_pure_client() -> None:

@@ -1,0 +1,135 @@
+"""The step loops that ``bench/env_speed.py`` times, shared by both interpreters.
+
+This file imports neither ``maumau`` nor ``lab``: ``bench/env_speed.py`` runs it under the
+peers' interpreter too (``python bench/env_loops.py --serve``, an interpreter with rlcard
+and PettingZoo's classic games), so that every PettingZoo environment, ours and
+PettingZoo's own, is driven by the very same loop (:func:`pettingzoo_loop`).
+
+Each loop plays whole episodes with uniformly random legal actions (from the action
+mask) until ``seconds`` have passed, checking the clock between episodes, and counts
+the agents' actions (not the ``None`` steps of finished agents).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from typing import Any
+
+Rate = dict[str, float]
+
+
+def pettingzoo_loop(make: Any, seed: int, seconds: float) -> Rate:
+    """A PettingZoo AEC environment from ``make()``: ``agent_iter``, ``last``, ``step``."""
+    import numpy as np
+
+    env = make()
+    rng = random.Random(seed)
+    rand = rng.random
+    flat = np.flatnonzero
+    steps = episodes = 0
+    clock = time.perf_counter
+    t0 = clock()
+    deadline = t0 + seconds
+    while clock() < deadline:
+        env.reset(seed=rng.getrandbits(31))
+        for _agent in env.agent_iter():
+            observation, _reward, termination, truncation, _info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            legal = flat(observation["action_mask"])
+            env.step(int(legal[int(rand() * len(legal))]))
+            steps += 1
+        episodes += 1
+    spent = clock() - t0
+    return {"steps_per_s": steps / spent, "steps": steps, "episodes": episodes, "seconds": spent}
+
+
+def gymnasium_loop(env: Any, seed: int, seconds: float) -> Rate:
+    """A Gymnasium environment with ``info["action_mask"]``: ``reset``, ``step``."""
+    import numpy as np
+
+    rng = random.Random(seed)
+    rand = rng.random
+    flat = np.flatnonzero
+    steps = episodes = 0
+    clock = time.perf_counter
+    t0 = clock()
+    deadline = t0 + seconds
+    while clock() < deadline:
+        _observation, info = env.reset(seed=rng.getrandbits(31))
+        done = False
+        while not done:
+            legal = flat(info["action_mask"])
+            _observation, _r, terminated, truncated, info = env.step(
+                int(legal[int(rand() * len(legal))])
+            )
+            done = terminated or truncated
+            steps += 1
+        episodes += 1
+    spent = clock() - t0
+    return {"steps_per_s": steps / spent, "steps": steps, "episodes": episodes, "seconds": spent}
+
+
+def rlcard_loop(name: str, seed: int, seconds: float) -> Rate:
+    """RLCard's environment loop: ``env.reset``, ``env.step`` with a random legal action
+    (observations encoded by RLCard at every step)."""
+    import rlcard
+
+    env = rlcard.make(name, config={"seed": seed})
+    rng = random.Random(seed)
+    rand = rng.random
+    steps = episodes = 0
+    clock = time.perf_counter
+    t0 = clock()
+    deadline = t0 + seconds
+    while clock() < deadline:
+        state, _player = env.reset()
+        while not env.is_over():
+            legal = list(state["legal_actions"])
+            state, _player = env.step(legal[int(rand() * len(legal))])
+            steps += 1
+        episodes += 1
+    spent = clock() - t0
+    return {"steps_per_s": steps / spent, "steps": steps, "episodes": episodes, "seconds": spent}
+
+
+#: PettingZoo's classic card games, by module (they need rlcard)
+PETTINGZOO_CARDS = ("leduc_holdem_v4", "texas_holdem_v4", "texas_holdem_no_limit_v6")
+
+
+def peers(seconds: float, seed: int) -> dict[str, Any]:
+    """Every peer measure this interpreter can run (errors are reported, not raised)."""
+    import importlib
+    import platform
+
+    out: dict[str, Any] = {"python": platform.python_version(), "errors": {}, "rates": {}}
+    try:
+        import rlcard
+
+        out["rlcard_version"] = rlcard.__version__
+        out["rates"]["rlcard uno (env.step)"] = rlcard_loop("uno", seed, seconds)
+    except Exception as exc:
+        out["errors"]["rlcard"] = f"{type(exc).__name__}: {exc}"
+    for module in PETTINGZOO_CARDS:
+        try:
+            game = importlib.import_module(f"pettingzoo.classic.{module}")
+            out["rates"][f"pettingzoo {module}"] = pettingzoo_loop(game.env, seed, seconds)
+        except Exception as exc:
+            out["errors"][module] = f"{type(exc).__name__}: {exc}"
+    try:
+        import pettingzoo
+
+        out["pettingzoo_version"] = pettingzoo.__version__
+    except Exception as exc:
+        out["errors"]["pettingzoo"] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--serve"] or len(sys.argv) != 4:
+        sys.exit("usage: python bench/env_loops.py --serve SECONDS SEED (run by env_speed.py)")
+    print(json.dumps(peers(float(sys.argv[2]), int(sys.argv[3]))))

@@ -1,0 +1,22 @@
+"""Mau Mau as a research environment: PettingZoo, Gymnasium and OpenSpiel.
+
+Install the optional extra (``pip install maumau[rl]``; OpenSpiel is ``open-spiel``):
+
+* :mod:`maumau.env.maumau_v0` -- the PettingZoo AEC environment (``env``, ``raw_env``;
+  no parallel API: the turn order changes with skips and reversals);
+* :mod:`maumau.env.gym` -- a Gymnasium single-agent wrapper whose other seats are our
+  bots (``MauMauGym``, registered as ``maumau/MauMau-v0``);
+* :mod:`maumau.env.spiel` -- the OpenSpiel game ``python_maumau`` (``load_game``).
+
+Every observation is built from one seat's :class:`~maumau.engine.SeatView` only
+(:mod:`maumau.env.encoding`); the action space is :mod:`maumau.env.actions`.  The
+spaces, encodings and rewards are documented in ``docs/research.md``.  Importing this
+package imports none of the optional libraries: only its submodules do.
+"""
+
+from __future__ import annotations
+
+#: the version of the spaces, encodings and rewards (the ``_v0`` of ``maumau_v0``)
+ENV_VERSION = 0
+
+__all__ = ["ENV_VERSION"]
