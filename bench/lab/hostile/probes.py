@@ -11,7 +11,7 @@ from lab.hostile.games import Context, GameCtx, seat_of
 from lab.hostile.protocol import MESSAGE_LIMIT
 from maumau.engine.actions import Action, Draw, Play
 from maumau.server.errors import ServerError
-from maumau.server.protocol import Hello, Ping, Ready
+from maumau.server.protocol import ActionMessage, Hello, Ping, Ready
 from maumau.server.sockets import parse
 from maumau.server.table import read_action
 
@@ -93,6 +93,8 @@ def outcome(ctx: Context, probe: Probe) -> str:
         return "refused"
     if isinstance(message, Ready) or not greeted or seat is None:
         return "refused"  # never between rounds here; before hello; a spectator
+    if not isinstance(message, ActionMessage):
+        return "refused"  # chat, reactions, chat settings: the probes make none
     try:
         action = read_action(seat, dict(message.action), game.rules)
     except ServerError:

@@ -55,7 +55,9 @@ class Hub:
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: other processes' changes to shared tables (PostgreSQL only)
-        self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
+        self.listener = store.listener(
+            self.changed, self.reconnected, self.present, self.asked, on_chat=self.chatted
+        )
         if self.listener is not None:
             self.listener.on_lag = self.metrics.notify_lag.observe
         self.heartbeat: asyncio.Task[None] | None = None
@@ -196,6 +198,12 @@ class Hub:
         referee = self.referees.get(game_id)
         if referee is not None:
             referee.follow(steps_only)
+
+    def chatted(self, game_id: str, message: str) -> None:
+        """Another process's chat line, reaction or chat settings for a table."""
+        referee = self.referees.get(game_id)
+        if referee is not None:
+            referee.chat.heard(message)
 
     def reconnected(self) -> None:
         """Change notices may have been missed while the listener was away: catch up

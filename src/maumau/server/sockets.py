@@ -30,12 +30,15 @@ from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
 from maumau.server.protocol import (
     ActionMessage,
+    Chat,
     ClientMessage,
     Closed,
     ErrorMessage,
     Hello,
     Pong,
+    React,
     Ready,
+    SetChat,
 )
 from maumau.server.referee import Referee
 
@@ -45,7 +48,7 @@ log = logging.getLogger("maumau.server")
 SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
-TYPES = ("hello", "action", "ping", "ready")
+TYPES = ("hello", "action", "ping", "ready", "chat", "react", "set_chat")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
@@ -179,6 +182,7 @@ async def receive(
                 referee.join(conn, seat, key)
             hub.notices.greet(conn)
             hub.metrics.greeted(referee, key)
+            await referee.chat.greet(conn)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
@@ -187,6 +191,10 @@ async def receive(
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
             await referee.ready(conn)
+        elif isinstance(message, Chat | React | SetChat):
+            if not conn.greeted:
+                raise ServerError("hello_required", "send hello first")
+            await _chat(referee, conn, message)
         else:
             conn.send(Pong())
     except ServerError as exc:
@@ -200,6 +208,16 @@ async def receive(
         )
         hub.metrics.refused("internal_error")
         conn.send(_error("internal_error", "the server failed to handle this message", action_id))
+
+
+async def _chat(referee: Referee, conn: Connection, message: Chat | React | SetChat) -> None:
+    """A chat line, a reaction or the host's chat settings (maumau.server.chat)."""
+    if isinstance(message, Chat):
+        await referee.chat.say(conn, message.text)
+    elif isinstance(message, React):
+        await referee.chat.react(conn, message.key)
+    else:
+        await referee.chat.choose(conn, message.chat, message.spectators)
 
 
 def parse(data: Any) -> ClientMessage:
