@@ -309,7 +309,9 @@ def test_chat_messages_carry_nothing_of_anybodys_hand(client: TestClient) -> Non
         client.websocket_connect(f"/ws/{game_id}") as watcher,
     ):
         sockets = (ana, ben, watcher)
-        histories = [greet(ws, token) for ws, token in zip(sockets, (host, ben_token, None))]
+        histories = [
+            greet(ws, token) for ws, token in zip(sockets, (host, ben_token, None), strict=True)
+        ]
         assert all(h == histories[0] for h in histories)
         ana.send_json({"type": "chat", "text": "your move"})
         ben.send_json({"type": "react", "key": "ouch"})
