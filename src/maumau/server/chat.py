@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("maumau.server")
 
-#: the reactions a client may send: phrases and emoji, each drawn by the client
+#: the reactions a client may send: phrases and pictures, each drawn by the client
 REACTIONS = (
     "nice",
     "ouch",
@@ -49,9 +49,9 @@ REACTIONS = (
     "hurry",
     "thumbs",
     "laugh",
-    "clap",
-    "fire",
     "cry",
+    "fire",
+    "star",
     "heart",
 )
 #: the most characters (code points, after normalisation) of a chat line

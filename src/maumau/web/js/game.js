@@ -3,6 +3,7 @@
 
 import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
+import { ChatView } from "./chat.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
@@ -37,6 +38,7 @@ export class GamePage {
     this.status = "connecting";
     this.table = new TableView(this);
     this.connection = null;
+    this.chat = new ChatView(this); // the table's chat and reactions
   }
 
   async start() {
@@ -99,6 +101,7 @@ export class GamePage {
   }
 
   receive(msg) {
+    if (this.chat.receive(msg)) return; // chat_history, chat_line, reaction, chat_options
     switch (msg.type) {
       case "announcement":
         showAnnouncement(msg);
