@@ -6,7 +6,7 @@
 // muted players' lines and reactions are not shown (mute.js).
 
 import { h, replace } from "./dom.js";
-import { t, tn } from "./i18n.js";
+import { language, t, tn } from "./i18n.js";
 import { loadMuted, saveMuted } from "./mute.js";
 import { nameEl } from "./names.js";
 import { reactionNode, reactionRow } from "./reactions.js";
@@ -30,6 +30,7 @@ export class ChatView {
     this.muted = loadMuted(page.gameId);
     this.bubbles = new Map(); // place ("seat-N", "spectators") -> { make, kind, until }
     this.panel = this.build();
+    this.lang = language(); // the language the panel's reaction buttons are in
     this.sheet = null;
     this.tab = "log"; // wide screens: the side panel shows the log or the chat
   }
@@ -137,6 +138,10 @@ export class ChatView {
   refresh() {
     const panel = this.panel;
     // (the static words again: the language may have changed)
+    if (this.lang !== language()) {
+      this.lang = language();
+      panel.querySelector(".reactions").replaceWith(reactionRow((key) => this.react(key)));
+    }
     panel.querySelector("#chat-title").textContent = t("chat.title");
     panel.querySelector("#chat-send").textContent = t("chat.send");
     const input = panel.querySelector("#chat-input");
