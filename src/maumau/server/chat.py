@@ -118,12 +118,15 @@ class ChatRoom:
             return self.settings
 
     async def greet(self, conn: Connection) -> None:
-        """After ``welcome``: the last lines and the settings (nothing if the store
-        cannot be read now: the chat is read again with the next line)."""
+        """After ``welcome``: the last lines and the settings, unless the chat is as a
+        new table's (no line, the default settings: a client starts from that), or the
+        store cannot be read now (the chat is read again with the next line)."""
         try:
             settings = await self.load()
         except ServerError as exc:
             log.warning("table %s: %s", self.referee.table.id, exc.message)
+            return
+        if not self.lines and settings == ChatSettingsRow():
             return
         conn.send(
             ChatHistory(chat=settings.chat, spectators=settings.spectators, lines=list(self.lines))

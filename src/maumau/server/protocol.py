@@ -383,7 +383,8 @@ class ChatLine(Model):
 
 
 class ChatHistory(Model):
-    """After ``welcome``: the chat's last lines, oldest first, and what the host allows."""
+    """After ``welcome``: the chat's last lines, oldest first, and what the host allows
+    (not sent while the chat has no line and the host's settings are the defaults)."""
 
     type: Literal["chat_history"] = "chat_history"
     #: chat is on at the table

@@ -40,6 +40,11 @@ export class ChatView {
   /** Take a chat message from the server; whether it was one. */
   receive(msg) {
     switch (msg.type) {
+      case "welcome": // a new connection: chat_history follows unless the chat is new
+        this.lines = [];
+        this.options = { chat: true, spectators: false };
+        this.refresh();
+        return false;
       case "chat_history":
         this.lines = msg.lines.slice(-KEEP);
         this.options = { chat: msg.chat, spectators: msg.spectators };
