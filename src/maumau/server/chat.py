@@ -117,6 +117,18 @@ class ChatRoom:
             assert self.settings is not None
             return self.settings
 
+    def new(self) -> None:
+        """A new table: its chat is empty, with the default settings (nothing to read)."""
+        self.settings, self.loaded = ChatSettingsRow(), True
+
+    async def preload(self) -> None:
+        """Read the chat as the table is loaded (if the store cannot be read now, it is
+        read when it is first needed)."""
+        try:
+            await self.load()
+        except ServerError as exc:
+            log.warning("table %s: %s", self.referee.table.id, exc.message)
+
     async def greet(self, conn: Connection) -> None:
         """After ``welcome``: the last lines and the settings, unless the chat is as a
         new table's (no line, the default settings: a client starts from that), or the

@@ -91,6 +91,7 @@ class Hub:
                 referee = self.add(await asyncio.to_thread(Table.load, row, steps))
             else:
                 referee = self.add(Table.load(row, steps))
+            await referee.chat.preload()  # its chat too, so that a hello reads nothing
             if self.store.shared:  # who is connected elsewhere, now, not at a heartbeat
                 asyncio.get_running_loop().create_task(
                     self.store.ask_presence(game_id)
@@ -135,7 +136,9 @@ class Hub:
             raise store_unavailable(f"table {row.id} cannot be stored", exc) from None
         # (a rematch is its first table's creator's; POST /api/games names its own)
         self.budget.created(row.id, self.budget.creator_of(row.rematch_of))
-        return self.add(Table.load(row, []))
+        referee = self.add(Table.load(row, []))
+        referee.chat.new()  # a new table's chat: nothing to read
+        return referee
 
     async def resume(self) -> int:
         """Load every unfinished game; their computer players and timers start again."""
