@@ -178,6 +178,31 @@ def test_lines_are_rate_limited_per_connection(
         assert not [m for m in got if m["type"] == "error"]
 
 
+def test_the_whole_table_is_rate_limited_too(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many connections together cannot make every connection at the table receive
+    more than the table's allowance."""
+    monkeypatch.setattr(chat, "TABLE_REACTIONS_PER_SECOND", 1e-9)
+    monkeypatch.setattr(chat, "TABLE_REACTION_BURST", 3.0)
+    game_id, host = create_table(client, "Ana")
+    with (
+        client.websocket_connect(f"/ws/{game_id}") as ana,
+        client.websocket_connect(f"/ws/{game_id}") as one,
+        client.websocket_connect(f"/ws/{game_id}") as two,
+    ):
+        for ws, token in ((ana, host), (one, None), (two, None)):
+            greet(ws, token)
+        for ws in (one, two, one):
+            ws.send_json({"type": "react", "key": "wow"})
+            assert next_of(ws, "reaction")["type"] == "reaction"
+        two.send_json({"type": "react", "key": "wow"})  # its own first, the table's fourth
+        refused = receive_until(two, lambda m: m["type"] == "error")[-1]
+        assert refused["code"] == "rate_limited" and "table" in refused["message"]
+        # the host got the table's three reactions, and not the fourth
+        assert [m["seat"] for m in said(quiet_until_pong(ana))] == [None, None, None]
+
+
 def test_reactions_are_known_keys_rate_limited_and_reach_everyone(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -266,6 +291,7 @@ def test_only_the_last_lines_are_kept(
     tmp_path: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(chat, "LINE_BURST", 1000.0)
+    monkeypatch.setattr(chat, "TABLE_LINE_BURST", 1000.0)
     game_id, host = create_table(client, "Ana")
     sent = chat.KEEP + 7
     with client.websocket_connect(f"/ws/{game_id}") as ana:

@@ -64,6 +64,12 @@ LINE_BURST = 5.0
 #: reactions per connection: this many a second on average, in bursts of at most
 REACTIONS_PER_SECOND = 1.0
 REACTION_BURST = 5.0
+#: and at the whole table (every line and reaction goes to everyone there, so many
+#: connections together may not make it more): lines, and reactions, a second and bursts
+TABLE_LINES_PER_SECOND = 2.0
+TABLE_LINE_BURST = 10.0
+TABLE_REACTIONS_PER_SECOND = 5.0
+TABLE_REACTION_BURST = 20.0
 
 
 def line_of(row: ChatRow) -> ChatLine:
@@ -89,6 +95,8 @@ class ChatRoom:
         self._reaction_buckets: weakref.WeakKeyDictionary[Connection, TokenBucket] = (
             weakref.WeakKeyDictionary()
         )
+        self._table_lines = TokenBucket(TABLE_LINES_PER_SECOND, TABLE_LINE_BURST)
+        self._table_reactions = TokenBucket(TABLE_REACTIONS_PER_SECOND, TABLE_REACTION_BURST)
 
     # --- reading ------------------------------------------------------------------------
 
@@ -157,6 +165,8 @@ class ChatRoom:
         words = plain_text(raw, MAX_TEXT, "bad_chat", "chat")
         if not _bucket(self._line_buckets, conn, LINES_PER_SECOND, LINE_BURST).allow():
             raise ServerError("rate_limited", "chat: too many lines; wait a moment")
+        if not self._table_lines.allow():
+            raise ServerError("rate_limited", "chat: the table is chatting fast; wait a moment")
         table = self.referee.table
         name = table.seats[seat].name if seat is not None and seat < len(table.seats) else None
         store = self.referee.store
@@ -184,6 +194,8 @@ class ChatRoom:
             )
         if not _bucket(self._reaction_buckets, conn, REACTIONS_PER_SECOND, REACTION_BURST).allow():
             raise ServerError("rate_limited", "reactions: too many; wait a moment")
+        if not self._table_reactions.allow():
+            raise ServerError("rate_limited", "reactions: the table reacts fast; wait a moment")
         reaction = Reaction(seat=conn.seat, key=key)
         self._tell(reaction)
         await self._elsewhere(reaction)
