@@ -33,7 +33,16 @@ from maumau.store.urls import sqlite_file
 from pg import pg_admin, run_sync
 from test_server_live import DEADLINE, Human, Server
 
-TABLES = ("games", "seats", "steps", "removed_seats", "exports", "admin_notices")
+TABLES = (
+    "games",
+    "seats",
+    "steps",
+    "removed_seats",
+    "exports",
+    "admin_notices",
+    "chat_lines",
+    "chat_settings",
+)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -114,6 +123,19 @@ def running_game(server: Server) -> str:
     return game_id
 
 
+def chatting_table(server: Server, words: str) -> str:
+    """A new table whose host said ``words`` in its chat and let spectators chat."""
+    created = server.request("POST", "/api/games", {"name": "Hal"})
+    url = f"ws://127.0.0.1:{server.port}/ws/{created['game_id']}"
+    with connect(url, open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "hello", "token": created["token"]}))
+        ws.send(json.dumps({"type": "chat", "text": words}))
+        assert receive(ws, "chat_line")["line"]["text"] == words
+        ws.send(json.dumps({"type": "set_chat", "chat": True, "spectators": True}))
+        receive(ws, "chat_options")
+    return str(created["game_id"])
+
+
 @pytest.fixture
 def served(tmp_path: Path, db_url: str) -> Iterator[tuple[Server, str]]:
     """A server on a fresh database of each kind."""
@@ -156,6 +178,7 @@ def test_backup_wipe_restore_gives_back_every_game(
 ) -> None:
     server, url = served
     finished, playing = finished_game(server), running_game(server)
+    chatting = chatting_table(server, "kept in the backup")
     record = server.request("GET", f"/api/games/{finished}/record")
     backup = tmp_path / "backup.db"
     status, out, err = run(capsys, "backup", "--to", str(backup), "--database-url", url)
@@ -165,6 +188,7 @@ def test_backup_wipe_restore_gives_back_every_game(
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".partial")]
     before = snapshot(url)
     assert {row[0] for row in before["games"]} >= {repr(finished), repr(playing)}
+    assert len(before["chat_lines"]) == 1 and len(before["chat_settings"]) == 1
 
     # a server running on the database: refused
     status, _, err = run(capsys, "restore", "--from", str(backup), "--database-url", url)
@@ -187,6 +211,9 @@ def test_backup_wipe_restore_gives_back_every_game(
     server.start()  # the restored database serves both games as they were
     assert server.request("GET", f"/api/games/{finished}/record") == record
     assert server.request("GET", f"/api/games/{playing}")["status"] == "playing"
+    with watch(server, chatting) as ws:
+        history = receive(ws, "chat_history")
+    assert [line["text"] for line in history["lines"]] == ["kept in the backup"]
 
 
 def test_restore_refuses_what_is_not_a_backup(
@@ -243,7 +270,7 @@ def test_export_and_purge_write_records_that_verify_and_replay(
     server, url = served
     finished, playing = finished_game(server), running_game(server)
     served_record = server.request("GET", f"/api/games/{finished}/record")
-    unstarted = server.request("POST", "/api/games", {"name": "Eve"})["game_id"]
+    unstarted = chatting_table(server, "gone with the table")
     status, _, err = run(capsys, "admin", "close", unstarted, "--database-url", url)
     assert status == 0, err
 
@@ -279,6 +306,7 @@ def test_export_and_purge_write_records_that_verify_and_replay(
     assert (kept / f"{finished}.json").read_bytes() == exported.read_bytes()
     rows = snapshot(url)
     assert [row[0] for row in rows["games"]] == [repr(playing)]  # the live game is kept
+    assert rows["chat_lines"] == [] and rows["chat_settings"] == []  # the closed table's
     assert {row[0] for row in rows["steps"]} == {repr(playing)}
     assert rows["exports"] == []
     assert server.request("GET", f"/api/games/{playing}")["status"] == "playing"

@@ -13,10 +13,11 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import pytest
-from websockets.sync.client import connect
+from websockets.sync.client import ClientConnection, connect
 
 from test_server_live import DEADLINE, Human, Server, check_finished
 
@@ -160,3 +161,43 @@ def test_a_player_connected_to_the_other_process_is_not_absent(servers: list[Ser
         assert wait_for(lambda: seats_seen(a, game_id)[1] == (False, True))
         assert wait_for(lambda: seats_seen(b, game_id)[1] == (False, True))
         assert seats_seen(a, game_id)[0] == (True, False)
+
+
+def chat_until(ws: ClientConnection, kind: str) -> dict[str, Any]:
+    """The next message of type ``kind`` (or an ``error``) on a socket."""
+    deadline = time.monotonic() + DEADLINE
+    while True:
+        message: dict[str, Any] = json.loads(ws.recv(timeout=deadline - time.monotonic()))
+        if message["type"] in (kind, "error"):
+            return message
+
+
+def test_chat_reaches_the_players_of_the_other_process(servers: list[Server]) -> None:
+    """A line, a reaction and the host's chat-off made at one process reach the
+    players connected to the other, which enforces the chat-off too."""
+    a, b = servers
+    created = a.request("POST", "/api/games", {"name": "Ana", "preset": "standard"})
+    game_id, host = created["game_id"], created["token"]
+    other = b.request("POST", f"/api/games/{game_id}/seats", {"name": "Ben"})["token"]
+    with (
+        connect(f"ws://127.0.0.1:{a.port}/ws/{game_id}") as ana,
+        connect(f"ws://127.0.0.1:{b.port}/ws/{game_id}") as ben,
+    ):
+        ana.send(json.dumps({"type": "hello", "token": host}))
+        ben.send(json.dumps({"type": "hello", "token": other}))
+        for ws in (ana, ben):  # welcomed (a new table's chat: no chat_history)
+            chat_until(ws, "welcome")
+        ana.send(json.dumps({"type": "chat", "text": "hi from a"}))
+        line = chat_until(ben, "chat_line")["line"]
+        assert (line["seat"], line["name"], line["text"]) == (0, "Ana", "hi from a")
+        ben.send(json.dumps({"type": "react", "key": "wow"}))
+        assert chat_until(ana, "reaction") == {"type": "reaction", "seat": 1, "key": "wow"}
+        ana.send(json.dumps({"type": "set_chat", "chat": False, "spectators": False}))
+        assert chat_until(ben, "chat_options")["chat"] is False
+        ben.send(json.dumps({"type": "chat", "text": "and from b?"}))
+        assert chat_until(ben, "chat_line")["code"] == "chat_off"
+    with connect(f"ws://127.0.0.1:{b.port}/ws/{game_id}") as late:
+        late.send(json.dumps({"type": "hello"}))
+        history = chat_until(late, "chat_history")
+    assert history["chat"] is False
+    assert [x["text"] for x in history["lines"]] == ["hi from a"]

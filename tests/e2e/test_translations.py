@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from maumau.engine.options import OPTION_KEYS, PRESETS
+from maumau.server.chat import REACTIONS
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "maumau" / "web"
 LANGUAGES = ("en", "de", "da", "sv")
@@ -94,7 +95,19 @@ def key_families() -> set[str]:
     for setting in ("grace_seconds", "turn_seconds", "bot_delay_ms", "next_round_seconds"):
         keys |= {f"set.{setting}", f"set.{setting}.help"}
     keys |= {"set.grace_seconds.none", "set.turn_seconds.none", "set.next_round_seconds.none"}
+    keys |= {f"react.{key}" for key in REACTIONS}
     return keys
+
+
+def test_the_client_offers_exactly_the_servers_reactions() -> None:
+    text = (WEB / "js" / "reactions.js").read_text("utf-8")
+    icons = re.search(r"const ICONS = \{(.*?)\n\};", text, re.S)
+    phrases = re.search(r"export const REACTIONS = \[(.*?), \.\.\.Object\.keys\(ICONS\)\]", text)
+    assert icons is not None and phrases is not None
+    offered = re.findall(r'"(\w+)"', phrases.group(1)) + re.findall(
+        r"^  (\w+): ", icons.group(1), re.M
+    )
+    assert offered == list(REACTIONS)
 
 
 def test_every_key_the_client_uses_exists() -> None:

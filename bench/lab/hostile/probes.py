@@ -94,7 +94,9 @@ def outcome(ctx: Context, probe: Probe) -> str:
     if isinstance(message, Ready) or not greeted or seat is None:
         return "refused"  # never between rounds here; before hello; a spectator
     if not isinstance(message, ActionMessage):
-        return "refused"  # a late friend's request for a seat (the probes send none)
+        # a late friend's request for a seat; chat, reactions, chat settings: the
+        # probes send none
+        return "refused"
     try:
         action = read_action(seat, dict(message.action), game.rules)
     except ServerError:

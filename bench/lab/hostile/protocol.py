@@ -18,6 +18,8 @@ FRAME_LIMIT = 64 * 1024
 BODY_LIMIT = 64 * 1024
 
 TYPES = ("hello", "action", "ping", "ready")
+#: the chat's message types (the probes make none of them; no unknown type is one)
+CHAT_TYPES = ("chat", "react", "set_chat")
 FIELDS = ("type", "token", "version", "action_id", "action", "seat", "game_id", "code")
 ACTION_KEYS = ("seat", "play", "draw", "pass", "catch", "suit", "call")
 VERBS = ("play", "draw", "pass", "catch")

@@ -59,6 +59,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "stale_version": (409, "the game moved on since the version this move was made for"),
     "bad_action": (400, "the action object is malformed (the message says where)"),
     "bad_card": (400, "not a card code of this game's deck"),
+    # chat and reactions
+    "chat_off": (403, "chat is off at this table (or for spectators): nothing was sent"),
+    "bad_chat": (422, "not a chat line (the message names the rule it breaks)"),
+    "unknown_reaction": (422, "not one of the reactions the server knows (the message lists them)"),
     # the server itself
     "store_unavailable": (503, "the database cannot be reached; nothing was changed"),
     "conflict": (409, "another server process changed this game first; try again"),

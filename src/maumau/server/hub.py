@@ -55,7 +55,9 @@ class Hub:
         self.loading = asyncio.Lock()
         self.sweeper: asyncio.Task[None] | None = None
         #: other processes' changes to shared tables (PostgreSQL only)
-        self.listener = store.listener(self.changed, self.reconnected, self.present, self.asked)
+        self.listener = store.listener(
+            self.changed, self.reconnected, self.present, self.asked, on_chat=self.chatted
+        )
         if self.listener is not None:
             self.listener.on_lag = self.metrics.notify_lag.observe
             self.listener.on_request = self.seat_notice
@@ -90,6 +92,7 @@ class Hub:
                 referee = self.add(await asyncio.to_thread(Table.load, row, steps))
             else:
                 referee = self.add(Table.load(row, steps))
+            await referee.chat.preload()  # its chat too, so that a hello reads nothing
             if self.store.shared:  # who is connected elsewhere, now, not at a heartbeat
                 asyncio.get_running_loop().create_task(
                     self.store.ask_presence(game_id)
@@ -134,7 +137,9 @@ class Hub:
             raise store_unavailable(f"table {row.id} cannot be stored", exc) from None
         # (a rematch is its first table's creator's; POST /api/games names its own)
         self.budget.created(row.id, self.budget.creator_of(row.rematch_of))
-        return self.add(Table.load(row, []))
+        referee = self.add(Table.load(row, []))
+        referee.chat.new()  # a new table's chat: nothing to read
+        return referee
 
     async def resume(self) -> int:
         """Load every unfinished game; their computer players and timers start again."""
@@ -197,6 +202,12 @@ class Hub:
         referee = self.referees.get(game_id)
         if referee is not None:
             referee.follow(steps_only)
+
+    def chatted(self, game_id: str, message: str) -> None:
+        """Another process's chat line, reaction or chat settings for a table."""
+        referee = self.referees.get(game_id)
+        if referee is not None:
+            referee.chat.heard(message)
 
     def reconnected(self) -> None:
         """Change notices may have been missed while the listener was away: catch up

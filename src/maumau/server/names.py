@@ -70,8 +70,8 @@ VISIBLE = ("L", "N", "P", "S")
 BOT_NAME = re.compile(r".*\(bot\)|bot\d+")
 
 
-def _bad(rule: str) -> ServerError:
-    return ServerError("bad_name", f"name: {rule}")
+def _bad(rule: str, code: str = "bad_name", what: str = "name") -> ServerError:
+    return ServerError(code, f"{what}: {rule}")
 
 
 def normalise(raw: str) -> str:
@@ -83,27 +83,38 @@ def normalise(raw: str) -> str:
 
 def display_name(raw: str) -> str:
     """The name as it is stored and shown, or ``bad_name`` naming the rule it breaks."""
-    if not raw:
-        raise _bad("it is empty")
-    for char in raw:
-        what = REFUSED_CATEGORIES.get(unicodedata.category(char))
-        if what is not None:
-            raise _bad(f"{what} (such as U+{ord(char):04X}) are not allowed")
-        if char in BLANK:
-            raise _bad(f"invisible characters (such as U+{ord(char):04X}) are not allowed")
-    name = normalise(raw)
-    if not any(unicodedata.category(c).startswith(VISIBLE) for c in name):
-        raise _bad("it needs at least one visible letter, digit or symbol")
-    if len(name) > MAX_LENGTH:
-        raise _bad(f"at most {MAX_LENGTH} characters (this one has {len(name)})")
-    marks = 0
-    for char in name:
-        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
-        if marks > MAX_MARKS:
-            raise _bad(f"at most {MAX_MARKS} combining marks on one character")
+    name = plain_text(raw, MAX_LENGTH)
     if BOT_NAME.fullmatch(name_key(name).replace(" ", "")):
         raise _bad("names like “Ada (bot)” or “Bot 3” are for computer players")
     return name
+
+
+def plain_text(raw: str, max_length: int, code: str = "bad_name", what: str = "name") -> str:
+    """``raw`` normalised, if it is plain visible text of at most ``max_length`` code
+    points by the rules above (all but the computer players' names); else the error
+    ``code`` naming ``what`` and the rule it breaks.  Names use it, and so do the
+    table's chat lines (:mod:`maumau.server.chat`)."""
+    if not raw:
+        raise _bad("it is empty", code, what)
+    for char in raw:
+        refused = REFUSED_CATEGORIES.get(unicodedata.category(char))
+        if refused is not None:
+            raise _bad(f"{refused} (such as U+{ord(char):04X}) are not allowed", code, what)
+        if char in BLANK:
+            raise _bad(
+                f"invisible characters (such as U+{ord(char):04X}) are not allowed", code, what
+            )
+    text = normalise(raw)
+    if not any(unicodedata.category(c).startswith(VISIBLE) for c in text):
+        raise _bad("it needs at least one visible letter, digit or symbol", code, what)
+    if len(text) > max_length:
+        raise _bad(f"at most {max_length} characters (this one has {len(text)})", code, what)
+    marks = 0
+    for char in text:
+        marks = marks + 1 if unicodedata.category(char).startswith("M") else 0
+        if marks > MAX_MARKS:
+            raise _bad(f"at most {MAX_MARKS} combining marks on one character", code, what)
+    return text
 
 
 def name_key(name: str) -> str:

@@ -218,8 +218,45 @@ class AnswerSeat(Model):
     accept: bool
 
 
+# --- chat and reactions (maumau.server.chat): client to server ---------------------------
+
+
+class Chat(Model):
+    """A line for the table's chat: plain text by the rules of display names, at
+    most 200 characters (otherwise ``bad_chat``); refused with ``chat_off`` when the
+    host turned chat off, or for a spectator unless the host lets spectators chat."""
+
+    type: Literal["chat"]
+    text: str
+
+
+class React(Model):
+    """A quick reaction, shown at the sender's seat: one of the server's keys
+    (``REACTIONS`` in maumau.server.chat; otherwise ``unknown_reaction``)."""
+
+    type: Literal["react"]
+    key: str = Field(max_length=32)
+
+
+class SetChat(Model):
+    """The host turns the table's chat on or off, and lets spectators chat or not."""
+
+    type: Literal["set_chat"]
+    chat: bool
+    spectators: bool
+
+
 ClientMessage = Annotated[
-    Hello | ActionMessage | Ping | Ready | AskSeat | WithdrawSeat | AnswerSeat,
+    Hello
+    | ActionMessage
+    | Ping
+    | Ready
+    | AskSeat
+    | WithdrawSeat
+    | AnswerSeat
+    | Chat
+    | React
+    | SetChat,
     Field(discriminator="type"),
 ]
 
@@ -416,6 +453,58 @@ class SeatGiven(Model):
     token: str
 
 
+# --- chat and reactions (maumau.server.chat): server to client ---------------------------
+
+
+class ChatLine(Model):
+    """One line of a table's chat."""
+
+    #: increasing with each line, at the table and across tables
+    id: int
+    #: the writer's seat, ``None`` for a spectator
+    seat: int | None
+    #: the writer's display name when it was written (``None``: a spectator)
+    name: str | None
+    text: str
+    #: unix seconds
+    at: float
+
+
+class ChatHistory(Model):
+    """After ``welcome``: the chat's last lines, oldest first, and what the host allows
+    (not sent while the chat has no line and the host's settings are the defaults)."""
+
+    type: Literal["chat_history"] = "chat_history"
+    #: chat is on at the table
+    chat: bool
+    #: spectators may chat too
+    spectators: bool
+    lines: list[ChatLine]
+
+
+class ChatSaid(Model):
+    """A new line of the table's chat (sent to everyone, its writer too)."""
+
+    type: Literal["chat_line"] = "chat_line"
+    line: ChatLine
+
+
+class Reaction(Model):
+    """Somebody reacted: ``seat`` (``None``: a spectator) sent the reaction ``key``."""
+
+    type: Literal["reaction"] = "reaction"
+    seat: int | None
+    key: str
+
+
+class ChatOptions(Model):
+    """The host changed what the chat allows (sent to everyone)."""
+
+    type: Literal["chat_options"] = "chat_options"
+    chat: bool
+    spectators: bool
+
+
 Welcome.model_rebuild()
 
 SERVER_MESSAGES: tuple[type[Model], ...] = (
@@ -435,6 +524,10 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     SeatRequestEnded,
     SeatRequests,
     SeatGiven,
+    ChatHistory,
+    ChatSaid,
+    Reaction,
+    ChatOptions,
 )
 CLIENT_MESSAGES: tuple[type[Model], ...] = (
     Hello,
@@ -444,6 +537,9 @@ CLIENT_MESSAGES: tuple[type[Model], ...] = (
     AskSeat,
     WithdrawSeat,
     AnswerSeat,
+    Chat,
+    React,
+    SetChat,
 )
 
 __all__ = ["CLIENT_MESSAGES", "ERROR_CODES", "SERVER_MESSAGES"]

@@ -19,6 +19,7 @@ from typing import NoReturn, TypeVar
 
 from maumau.engine import EngineError, Game, IllegalAction
 from maumau.engine.actions import Action
+from maumau.server.chat import ChatRoom
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.follow import Follower
@@ -62,6 +63,8 @@ class Referee:
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: me.catch_up(table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
+        #: the table's reactions and chat (maumau.server.chat)
+        self.chat = ChatRoom(me)
         #: the server is draining and this table is done here: no move is taken any more
         #: (see :mod:`maumau.server.drain`)
         self.stopped = False

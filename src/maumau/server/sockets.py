@@ -32,12 +32,15 @@ from maumau.server.protocol import (
     ActionMessage,
     AnswerSeat,
     AskSeat,
+    Chat,
     ClientMessage,
     Closed,
     ErrorMessage,
     Hello,
     Pong,
+    React,
     Ready,
+    SetChat,
     WithdrawSeat,
 )
 from maumau.server.referee import Referee
@@ -48,7 +51,9 @@ log = logging.getLogger("maumau.server")
 SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
-TYPES = ("hello", "action", "ping", "ready", "ask_seat", "withdraw_seat", "answer_seat")
+#: the client messages' types (late friends' and the chat's after the four of play)
+TYPES: tuple[str, ...] = ("hello", "action", "ping", "ready")
+TYPES += ("ask_seat", "withdraw_seat", "answer_seat", "chat", "react", "set_chat")
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
@@ -182,6 +187,7 @@ async def receive(
                 referee.join(conn, seat, key)
             hub.notices.greet(conn)
             hub.metrics.greeted(referee, key)
+            await referee.chat.greet(conn)
         elif isinstance(message, ActionMessage):
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
@@ -192,6 +198,10 @@ async def receive(
             await referee.ready(conn)
         elif isinstance(message, AskSeat | WithdrawSeat | AnswerSeat):
             await _seat_request(conn, referee, message)
+        elif isinstance(message, Chat | React | SetChat):
+            if not conn.greeted:
+                raise ServerError("hello_required", "send hello first")
+            await _chat(referee, conn, message)
         else:
             conn.send(Pong())
     except ServerError as exc:
@@ -219,6 +229,16 @@ async def _seat_request(
         takeover.withdraw_seat(referee, conn)
     else:
         await takeover.answer_seat(referee, conn, message.request, message.accept)
+
+
+async def _chat(referee: Referee, conn: Connection, message: Chat | React | SetChat) -> None:
+    """A chat line, a reaction or the host's chat settings (maumau.server.chat)."""
+    if isinstance(message, Chat):
+        await referee.chat.say(conn, message.text)
+    elif isinstance(message, React):
+        await referee.chat.react(conn, message.key)
+    else:
+        await referee.chat.choose(conn, message.chat, message.spectators)
 
 
 def parse(data: Any) -> ClientMessage:

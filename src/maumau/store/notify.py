@@ -27,6 +27,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from maumau.store.chat import CHANNEL as CHAT_CHANNEL
+
 log = logging.getLogger("maumau.store")
 
 CHANNEL = "maumau_games"
@@ -103,8 +105,11 @@ class Listener:
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
         on_question: Callable[[str], None] | None = None,
+        on_chat: Callable[[str, str], None] | None = None,
     ) -> None:
         self._dsn = dsn
+        #: given (game id, message) of every other process's chat notice
+        self._on_chat = on_chat
         self._on_presence = on_presence
         self._on_question = on_question
         self._origin = origin
@@ -144,6 +149,8 @@ class Listener:
                 await conn.add_listener(CHANNEL, self._notice)
                 await conn.add_listener(PRESENCE, self._presence)
                 await conn.add_listener(REQUESTS, self._request)
+                if self._on_chat is not None:
+                    await conn.add_listener(CHAT_CHANNEL, self._chat)
                 self.connected = True
                 self.ready.set()
                 backoff = 0.1
@@ -200,6 +207,12 @@ class Listener:
         game_id, _, data = rest.partition(" ")
         if origin != self._origin and game_id and data and self.on_request is not None:
             self.on_request(origin, game_id, data)
+
+    def _chat(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
+        origin, _, rest = payload.partition(" ")
+        game_id, _, message = rest.partition(" ")
+        if origin != self._origin and game_id and message and self._on_chat is not None:
+            self._on_chat(game_id, message)
 
 
 def _setter(event: asyncio.Event) -> Callable[[Any], None]:

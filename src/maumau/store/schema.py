@@ -1,6 +1,6 @@
 """The database schema (SQLAlchemy Core): games, their seats, their append-only steps,
 the tokens of seats removed from them, finished games' documents, and the notices
-``maumau admin`` leaves for the running servers.
+``maumau admin`` leaves for the running servers, and each table's chat.
 
 ``migrations/versions`` creates exactly these tables; a test keeps the two in step.
 Constraint names follow ``NAMING`` so that every database names them alike.  On SQLite
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     JSON,
+    Boolean,
     Column,
     Float,
     ForeignKey,
@@ -124,4 +125,34 @@ admin_notices = Table(
     Column("text", Text, nullable=False),
     Column("created", Float, nullable=False),
     Column("expires", Float, nullable=True),
+)
+
+#: a table's chat (:mod:`maumau.store.chat`): its last lines (at most ``KEEP`` of
+#: them, older ones are pruned as new ones come), never part of the game record.
+#: ``seat`` is the writer's seat (``None``: a spectator), ``name`` its name then.
+chat_lines = Table(
+    "chat_lines",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", String(32), ForeignKey("games.id", ondelete="CASCADE"), nullable=False),
+    Column("seat", Integer, nullable=True),
+    Column("name", String(64), nullable=True),
+    Column("text", String(1000), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index(None, "game_id", "id"),
+)
+
+#: what the host allows in a table's chat; a table without a row has the defaults
+#: (chat on for players, off for spectators)
+chat_settings = Table(
+    "chat_settings",
+    metadata,
+    Column(
+        "game_id",
+        String(32),
+        ForeignKey("games.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column("chat", Boolean, nullable=False),
+    Column("spectators", Boolean, nullable=False),
 )

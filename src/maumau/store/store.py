@@ -138,6 +138,7 @@ class Store:
         on_connect: Callable[[], None],
         on_presence: Callable[[str, str, frozenset[int]], None] | None = None,
         on_question: Callable[[str], None] | None = None,
+        on_chat: Callable[[str, str], None] | None = None,
     ) -> Listener | None:
         """A listener for other processes' changes (``None`` for SQLite, which one
         process serves); call its ``start()`` from the event loop."""
@@ -145,7 +146,7 @@ class Store:
             return None
         url = self._engine.url.render_as_string(hide_password=False)
         return Listener(
-            listen_dsn(url), self.origin, on_change, on_connect, on_presence, on_question
+            listen_dsn(url), self.origin, on_change, on_connect, on_presence, on_question, on_chat
         )
 
     async def announce(self, presence: Sequence[tuple[str, Sequence[int]]]) -> None:
@@ -193,6 +194,14 @@ class Store:
         as :mod:`maumau.store.admin`'s notices)."""
         async with self._read() as conn:
             return await query(conn)
+
+    @on_writer_thread
+    async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T:
+        """``work(conn)`` in one write transaction (for the SQL of other modules, such
+        as :mod:`maumau.store.chat`): on SQLite on the writer thread, so ``work`` may
+        only wait for the statements it executes."""
+        async with self._write() as conn:
+            return await work(conn)
 
     async def game(self, game_id: str) -> GameRow | None:
         """The game ``game_id`` with its seats, or None."""

@@ -5,6 +5,7 @@ import { showAnnouncement } from "./announcement.js";
 import { api } from "./api.js";
 import { Attention } from "./attention.js";
 import { SeatAsk } from "./askseat.js";
+import { ChatView } from "./chat.js";
 import { noteAway } from "./away.js";
 import { Connection, watchNetwork } from "./connection.js";
 import { h } from "./dom.js";
@@ -43,6 +44,7 @@ export class GamePage {
     this.connection = null;
     this.attention = new Attention(this); // sounds and hidden-tab notices of each message
     this.seatAsk = new SeatAsk(this); // late friends asking for a seat (askseat.js)
+    this.chat = new ChatView(this); // the table's chat and reactions
   }
 
   async start() {
@@ -110,6 +112,7 @@ export class GamePage {
   receive(msg) {
     this.attention.receive(msg); // before this.state is replaced: it compares the two
     if (this.seatAsk.receive(msg)) return;
+    if (this.chat.receive(msg)) return; // chat_history, chat_line, reaction, chat_options
     switch (msg.type) {
       case "announcement":
         showAnnouncement(msg);

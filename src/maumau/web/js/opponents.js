@@ -4,6 +4,7 @@
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { cardChip } from "./log.js";
+import { seatMenuButton } from "./mute.js";
 import { avatar, nameEl, tx } from "./names.js";
 import { seatClock } from "./turnclock.js";
 
@@ -83,7 +84,8 @@ export function renderOpponents(table, view) {
             h("span", { class: "count-n", "aria-hidden": "true" }, String(count)),
             h("span", { class: "count-word", "aria-hidden": "true" }, tn("table.cards_word", count))),
           h("span", { class: "pts" }, t("table.total", { n: view.totals[seat] })),
-          last ? h("span", { class: `last ${last.kind}`, title: last.label }, h("span", { class: "sr-only" }, last.label), last.node) : null),
+          last ? h("span", { class: `last ${last.kind}`, title: last.label }, h("span", { class: "sr-only" }, last.label), last.node) : null,
+          info.kind === "human" ? seatMenuButton(table.page.chat, seat, view.players[seat]) : null), // mute.js
         h("div", { class: "opp-badges" },
           h("span", { class: `badge ${state.cls}` },
             h("span", { class: "badge-long" }, state.text),

@@ -204,6 +204,7 @@ export class TableView {
     );
     root.replaceChildren(section);
     this.el = section;
+    this.page.chat.attach(section); // the chat panel, its phone button, the bubbles
     this.fitHand();
     showNewest(section);
     if (focusKey) section.querySelector(`[data-focus="${CSS.escape(focusKey)}"]`)?.focus();

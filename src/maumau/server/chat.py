@@ -1,0 +1,275 @@
+"""A table's reactions and chat (docs/protocol.md, "Chat and reactions").
+
+Reactions are a few known keys (the client translates them), shown at the sender's
+seat; anybody at the table may send them, spectators too, and they are not kept.
+Chat lines are plain text by the rules of display names (:func:`names.plain_text`),
+at most :data:`MAX_TEXT` characters, kept with the table (its last :data:`KEEP` lines,
+so a reload shows them) and never in the game record.  The host may turn chat off, and
+may let spectators chat (by default players chat, spectators do not).  Lines and
+reactions are rate-limited per connection, on top of the limit on all its messages.
+On PostgreSQL every line, reaction and change of the settings reaches the players of
+the other server processes through a notice (:mod:`maumau.store.chat`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import weakref
+from collections import deque
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from maumau.server.connection import Connection
+from maumau.server.errors import ServerError, store_unavailable
+from maumau.server.limits import TokenBucket
+from maumau.server.names import plain_text
+from maumau.server.protocol import ChatHistory, ChatLine, ChatOptions, ChatSaid, Model, Reaction
+from maumau.store import StoreError
+from maumau.store import chat as chat_store
+from maumau.store.chat import ChatRow, ChatSettingsRow
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncConnection
+
+    from maumau.server.referee import Referee
+
+log = logging.getLogger("maumau.server")
+
+#: the reactions a client may send: phrases and pictures, each drawn by the client
+REACTIONS = (
+    "nice",
+    "ouch",
+    "wow",
+    "gg",
+    "oops",
+    "hurry",
+    "thumbs",
+    "laugh",
+    "cry",
+    "fire",
+    "star",
+    "heart",
+)
+#: the most characters (code points, after normalisation) of a chat line
+MAX_TEXT = 200
+#: the lines kept per table (older ones are pruned)
+KEEP = 50
+#: chat lines per connection: this many a second on average, in bursts of at most
+LINES_PER_SECOND = 0.5
+LINE_BURST = 5.0
+#: reactions per connection: this many a second on average, in bursts of at most
+REACTIONS_PER_SECOND = 1.0
+REACTION_BURST = 5.0
+#: and at the whole table (every line and reaction goes to everyone there, so many
+#: connections together may not make it more): lines, and reactions, a second and bursts
+TABLE_LINES_PER_SECOND = 2.0
+TABLE_LINE_BURST = 10.0
+TABLE_REACTIONS_PER_SECOND = 5.0
+TABLE_REACTION_BURST = 20.0
+
+
+def line_of(row: ChatRow) -> ChatLine:
+    return ChatLine(id=row.id, seat=row.seat, name=row.name, text=row.text, at=row.created_at)
+
+
+class ChatRoom:
+    """The chat of one live table (its referee's)."""
+
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
+        #: what the host allows, once read from the store
+        self.settings: ChatSettingsRow | None = None
+        #: the last lines, oldest first, once read from the store
+        self.lines: deque[ChatLine] = deque(maxlen=KEEP)
+        self.loaded = False
+        self._loading = asyncio.Lock()
+        #: the settings heard from another process while they were being read
+        self._heard: ChatSettingsRow | None = None
+        self._line_buckets: weakref.WeakKeyDictionary[Connection, TokenBucket] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._reaction_buckets: weakref.WeakKeyDictionary[Connection, TokenBucket] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._table_lines = TokenBucket(TABLE_LINES_PER_SECOND, TABLE_LINE_BURST)
+        self._table_reactions = TokenBucket(TABLE_REACTIONS_PER_SECOND, TABLE_REACTION_BURST)
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def load(self) -> ChatSettingsRow:
+        """The settings, reading them and the last lines from the store the first time."""
+        if self.settings is not None and self.loaded:
+            return self.settings
+        async with self._loading:
+            if self.settings is None or not self.loaded:
+                table_id = self.referee.table.id
+
+                async def read(conn: AsyncConnection) -> tuple[ChatSettingsRow, list[ChatRow]]:
+                    chosen = await chat_store.settings(conn, table_id)
+                    return chosen, await chat_store.lines(conn, table_id, KEEP)
+
+                self._heard = None
+                try:
+                    chosen, rows = await self.referee.store.read(read)
+                except StoreError as exc:
+                    raise store_unavailable("the chat cannot be read", exc) from None
+                heard = {line.id: line for line in self.lines}
+                merged = {row.id: line_of(row) for row in rows} | heard
+                self.lines = deque((merged[i] for i in sorted(merged)), maxlen=KEEP)
+                self.settings = self._heard or chosen
+                self.loaded = True
+            assert self.settings is not None
+            return self.settings
+
+    def new(self) -> None:
+        """A new table: its chat is empty, with the default settings (nothing to read)."""
+        self.settings, self.loaded = ChatSettingsRow(), True
+
+    async def preload(self) -> None:
+        """Read the chat as the table is loaded (if the store cannot be read now, it is
+        read when it is first needed)."""
+        try:
+            await self.load()
+        except ServerError as exc:
+            log.warning("table %s: %s", self.referee.table.id, exc.message)
+
+    async def greet(self, conn: Connection) -> None:
+        """After ``welcome``: the last lines and the settings, unless the chat is as a
+        new table's (no line, the default settings: a client starts from that), or the
+        store cannot be read now (the chat is read again with the next line)."""
+        try:
+            settings = await self.load()
+        except ServerError as exc:
+            log.warning("table %s: %s", self.referee.table.id, exc.message)
+            return
+        if not self.lines and settings == ChatSettingsRow():
+            return
+        conn.send(
+            ChatHistory(chat=settings.chat, spectators=settings.spectators, lines=list(self.lines))
+        )
+
+    # --- what clients send --------------------------------------------------------------
+
+    async def say(self, conn: Connection, raw: str) -> None:
+        """A chat line from ``conn``: checked, stored, then sent to everyone."""
+        settings = await self.load()
+        seat = conn.seat
+        if not settings.chat:
+            raise ServerError("chat_off", "the host has turned the chat off at this table")
+        if seat is None and not settings.spectators:
+            raise ServerError("chat_off", "spectators may not chat at this table")
+        words = plain_text(raw, MAX_TEXT, "bad_chat", "chat")
+        if not _bucket(self._line_buckets, conn, LINES_PER_SECOND, LINE_BURST).allow():
+            raise ServerError("rate_limited", "chat: too many lines; wait a moment")
+        if not self._table_lines.allow():
+            raise ServerError("rate_limited", "chat: the table is chatting fast; wait a moment")
+        table = self.referee.table
+        name = table.seats[seat].name if seat is not None and seat < len(table.seats) else None
+        store = self.referee.store
+        now = time.time()
+
+        async def write(db: AsyncConnection) -> ChatRow:
+            row = await chat_store.add_line(db, table.id, seat, name, words, now, KEEP)
+            if store.shared:
+                said = ChatSaid(line=line_of(row)).model_dump_json()
+                await chat_store.notify(db, store.origin, table.id, said)
+            return row
+
+        try:
+            row = await store.write(write)
+        except StoreError as exc:
+            raise store_unavailable("the chat line cannot be stored", exc) from None
+        self._tell(ChatSaid(line=line_of(row)))
+
+    async def react(self, conn: Connection, key: str) -> None:
+        """A reaction from ``conn``: sent to everyone (it is not kept)."""
+        if key not in REACTIONS:
+            raise ServerError(
+                "unknown_reaction",
+                f"unknown reaction {key!r}; the reactions are " + ", ".join(REACTIONS),
+            )
+        if not _bucket(self._reaction_buckets, conn, REACTIONS_PER_SECOND, REACTION_BURST).allow():
+            raise ServerError("rate_limited", "reactions: too many; wait a moment")
+        if not self._table_reactions.allow():
+            raise ServerError("rate_limited", "reactions: the table reacts fast; wait a moment")
+        reaction = Reaction(seat=conn.seat, key=key)
+        self._tell(reaction)
+        await self._elsewhere(reaction)
+
+    async def choose(self, conn: Connection, chat: bool, spectators: bool) -> None:
+        """The host's settings for the chat."""
+        table = self.referee.table
+        if conn.seat is None or conn.seat != table.host:
+            raise ServerError("not_host", "only the host may turn the chat on or off")
+        await self.load()
+        chosen = ChatSettingsRow(chat, spectators)
+        store = self.referee.store
+        options = ChatOptions(chat=chat, spectators=spectators)
+
+        async def write(db: AsyncConnection) -> None:
+            await chat_store.set_settings(db, table.id, chosen)
+            if store.shared:
+                await chat_store.notify(db, store.origin, table.id, options.model_dump_json())
+
+        try:
+            await store.write(write)
+        except StoreError as exc:
+            raise store_unavailable("the chat settings cannot be stored", exc) from None
+        self.settings = chosen
+        self._tell(options)
+
+    # --- other processes ----------------------------------------------------------------
+
+    def heard(self, text: str) -> None:
+        """A line, reaction or settings change made at another process (PostgreSQL)."""
+        try:
+            data = json.loads(text)
+            kind = data.get("type") if isinstance(data, dict) else None
+            if kind == "chat_line":
+                said = ChatSaid.model_validate(data)
+                if any(line.id == said.line.id for line in self.lines):
+                    return
+                self._tell(said)
+            elif kind == "reaction":
+                self._tell(Reaction.model_validate(data))
+            elif kind == "chat_options":
+                options = ChatOptions.model_validate(data)
+                self.settings = self._heard = ChatSettingsRow(options.chat, options.spectators)
+                self._tell(options)
+        except (ValueError, ValidationError):
+            log.warning("table %s: an unreadable chat notice was ignored", self.referee.table.id)
+
+    async def _elsewhere(self, message: Model) -> None:
+        store = self.referee.store
+        if not store.shared:
+            return
+        table_id, text = self.referee.table.id, message.model_dump_json()
+
+        async def send(db: AsyncConnection) -> None:
+            await chat_store.notify(db, store.origin, table_id, text)
+
+        try:
+            await store.read(send)
+        except StoreError as exc:
+            log.debug("table %s: a reaction reached no other process: %s", table_id, exc)
+
+    def _tell(self, message: Model) -> None:
+        if isinstance(message, ChatSaid):
+            self.lines.append(message.line)
+        self.referee.broadcast(message)
+
+
+def _bucket(
+    buckets: weakref.WeakKeyDictionary[Connection, TokenBucket],
+    conn: Connection,
+    rate: float,
+    burst: float,
+) -> TokenBucket:
+    bucket = buckets.get(conn)
+    if bucket is None:
+        bucket = buckets[conn] = TokenBucket(rate, burst)
+    return bucket
