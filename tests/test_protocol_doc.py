@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from maumau.server import protocol, sockets
+from maumau.server import protocol, sockets, table_talk
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ENGINE_CODES, ERROR_CODES
@@ -34,13 +34,14 @@ def _quoted() -> set[str]:
 
 
 def _models() -> list[type[protocol.Model]]:
-    """Every pydantic model defined in the protocol module."""
+    """Every pydantic model of the protocol (defined in the protocol module, or in
+    ``table_talk`` and taken into it)."""
     return [
         value
         for value in vars(protocol).values()
         if isinstance(value, type)
         and issubclass(value, protocol.Model)
-        and value.__module__ == protocol.__name__
+        and value.__module__ in (protocol.__name__, table_talk.__name__)
     ]
 
 

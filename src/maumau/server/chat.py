@@ -26,8 +26,9 @@ from pydantic import ValidationError
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.limits import TokenBucket
+from maumau.server.model import Model
 from maumau.server.names import plain_text
-from maumau.server.protocol import ChatHistory, ChatLine, ChatOptions, ChatSaid, Model, Reaction
+from maumau.server.table_talk import ChatHistory, ChatLine, ChatOptions, ChatSaid, Reaction
 from maumau.store import StoreError
 from maumau.store import chat as chat_store
 from maumau.store.chat import ChatRow, ChatSettingsRow

@@ -11,7 +11,8 @@ from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from maumau.server.limits import TokenBucket
-from maumau.server.protocol import Closed, Model
+from maumau.server.model import Model
+from maumau.server.protocol import Closed
 
 #: an ASGI ``send`` as the servers (and Starlette) write it: an ``async def``
 SendCoroutine = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]

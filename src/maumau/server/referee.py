@@ -24,13 +24,9 @@ from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
 from maumau.server.follow import Follower
 from maumau.server.metrics import UNCOUNTED
+from maumau.server.model import Model
 from maumau.server.presence import Facts, PresenceNotices
-from maumau.server.protocol import (
-    Ack,
-    Closed,
-    Lobby,
-    Model,
-)
+from maumau.server.protocol import Ack, Closed, Lobby
 from maumau.server.results import game_end, round_end, welcome
 from maumau.server.seat_requests import OpenRequests
 from maumau.server.stand_in import StandIn

@@ -29,15 +29,15 @@ from typing import Literal, Protocol, cast
 
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
-from maumau.server.protocol import (
+from maumau.server.results import welcome
+from maumau.server.table import Table
+from maumau.server.table_talk import (
     SeatAsked,
     SeatGiven,
     SeatRequestEnded,
     SeatRequestInfo,
     SeatRequests,
 )
-from maumau.server.results import welcome
-from maumau.server.table import Table
 from maumau.server.tasks import quiet
 from maumau.store import Store
 

@@ -30,20 +30,15 @@ from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket
 from maumau.server.protocol import (
     ActionMessage,
-    AnswerSeat,
-    AskSeat,
-    Chat,
     ClientMessage,
     Closed,
     ErrorMessage,
     Hello,
     Pong,
-    React,
     Ready,
-    SetChat,
-    WithdrawSeat,
 )
 from maumau.server.referee import Referee
+from maumau.server.table_talk import AnswerSeat, AskSeat, Chat, React, SetChat, WithdrawSeat
 
 log = logging.getLogger("maumau.server")
 

@@ -28,3 +28,11 @@ class StoreUnavailable(StoreError):
 
     The message names the database (with any password hidden) and the problem.
     """
+
+
+def driver_message(exc: BaseException) -> str:
+    """The driver's own message (without SQLAlchemy's statement and parameters)."""
+    orig = getattr(exc, "orig", None)
+    cause = orig if isinstance(orig, BaseException) else exc
+    text = str(cause).strip() or type(cause).__name__
+    return f"{type(cause).__name__}: {text.splitlines()[0]}"

@@ -28,6 +28,7 @@ from maumau.store.errors import (
     SeqConflict,
     StoreUnavailable,
     UnknownGame,
+    driver_message,
 )
 from maumau.store.files import private_database
 from maumau.store.group import Append, Committer, GroupCommit, latest_times
@@ -429,7 +430,7 @@ class Store:
             raise
         except _UNAVAILABLE as exc:
             self.failures += 1
-            reason = _reason(exc)
+            reason = driver_message(exc)
             if self._password:
                 reason = reason.replace(str(self._password), "***")
             raise StoreUnavailable(f"database {self._url} unavailable: {reason}") from exc
@@ -447,11 +448,3 @@ class Store:
         stored already stays as it is."""
         async with self._write() as conn:
             await exports.insert_exports(conn, self.dialect, game_id, documents)
-
-
-def _reason(exc: BaseException) -> str:
-    """The driver's own message (without SQLAlchemy's statement and parameters)."""
-    orig = getattr(exc, "orig", None)
-    cause = orig if isinstance(orig, BaseException) else exc
-    text = str(cause).strip() or type(cause).__name__
-    return f"{type(cause).__name__}: {text.splitlines()[0]}"
