@@ -65,18 +65,30 @@ def finishing_order(
     )
 
 
+def seating(n: int, rotation: int) -> list[int]:
+    """The entry in each seat at ``rotation``: over ``n`` rotations every entry sits in
+    every seat once."""
+    return [(seat + rotation) % n for seat in range(n)]
+
+
+def deal_seed(seed: int, table: int, block: int) -> int:
+    """The seed of a block's match (the round seeds follow from it): the same for every
+    rotation of the block, so each rotation is dealt the same cards seat by seat."""
+    return random.Random(f"baselines-deals-{seed}-{table}-{block}").getrandbits(63)
+
+
 def play_block(job: BlockJob) -> list[Outcome]:
     """The ``n`` matches of one deal block of one table."""
     n = len(job.kinds)
     tag = f"{job.seed}-{job.table}-{job.block}"
-    deal_seed = random.Random(f"baselines-deals-{tag}").getrandbits(63)
+    dealt = deal_seed(job.seed, job.table, job.block)
     out = []
     for rotation in range(n):
-        entry_of_seat = [(seat + rotation) % n for seat in range(n)]
+        entry_of_seat = seating(n, rotation)
         rng = random.Random(f"baselines-bots-{tag}-{rotation}")
         bots = [make_agent(job.kinds[e], rng.getrandbits(63)) for e in entry_of_seat]
         names = [f"{job.kinds[e]}#{e}" for e in entry_of_seat]
-        result, game = play_match(bots, job.rules, deal_seed, names)
+        result, game = play_match(bots, job.rules, dealt, names)
         score = [0.0] * n
         points = [0] * n
         won = [0] * n
