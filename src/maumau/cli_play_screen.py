@@ -122,9 +122,9 @@ class Screen:
             top.append(f"   wished for: {SUIT_NAMES[suit]} {SUIT_SYMBOLS[suit]}", style="bold")
         if view.pending:
             top.append(f"   Sevens pending: draw {view.pending}", style="bold magenta")
-        top.append("   direction: " + ("→ up the seats" if view.direction > 0 else "← down"))
-        top.append(f"   draw pile: {view.stock_count}")
         self.console.print(top)
+        way = "→ up the seat numbers" if view.direction > 0 else "← down the seat numbers"
+        self.console.print(f"Play goes {way} · draw pile: {view.stock_count} cards")
         reason = self.catch_reason(view)
         if reason is not None:
             self.console.print(reason)
