@@ -187,3 +187,20 @@ def test_a_bad_command_line_is_refused_before_playing(
 ) -> None:
     assert main(["play", *args]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_names_and_typed_text_are_printed_as_they_are(tmp_path: Path) -> None:
+    path = tmp_path / "marked.json"
+    child = spawn(
+        "--seats", "me,random", "--name", "[bold]Ana[/]", "--seed", "2", "--record", str(path)
+    )
+    child.expect(MOVE)
+    assert "[bold]Ana[/]" in plain(child.before)
+    child.sendline("[/x]")
+    child.expect(MOVE)
+    assert "Not a move: '[/X]' is not a card" in plain(child.before)
+    child.sendeof()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert parse_record(path.read_text()).players[0] == "[bold]Ana[/]"

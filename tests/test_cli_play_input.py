@@ -79,7 +79,7 @@ def test_the_player_is_offered_a_missed_call_to_catch() -> None:
     for bot in bots.values():
         bot.forget_rate = 1.0  # never calls: every last-but-one card can be caught
     out = io.StringIO()
-    session = Scripted(game, 0, bots, 7, 0.0, Console(file=out, width=100))
+    session = Scripted(game, 0, bots, 7, 0.0, Console(file=out, width=100, markup=False))
     session.play()
     assert game.finished
     caught = [

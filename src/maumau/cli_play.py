@@ -26,6 +26,7 @@ from types import FrameType
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from maumau.bots import Bot, make_bot
 from maumau.bots.match import round_seeds
@@ -147,9 +148,9 @@ class Session:
             with whole_moves():
                 self.game.apply(action, self.me)
         except NotAMove as exc:
-            self.console.print(f"[bold red]Not a move:[/] {exc}", highlight=False)
+            self.console.print(Text("Not a move: ", style="bold red").append(str(exc)))
         except EngineError as exc:
-            self.console.print(f"[bold red]{exc.code}:[/] {exc.message}", highlight=False)
+            self.console.print(Text(f"{exc.code}: ", style="bold red").append(exc.message))
         else:
             return True
         self.screen.moves(legal)
@@ -223,8 +224,8 @@ def build(args: argparse.Namespace) -> tuple[Game, int, dict[int, Bot]]:
     if seats.count(ME) != 1:
         raise ValueError(f"--seats: put {ME!r} exactly once among the seats, e.g. me,hard")
     name = args.name.strip()
-    if not name or len(name) > MAX_NAME:
-        raise ValueError(f"--name: 1 to {MAX_NAME} characters, not {len(name)}")
+    if not name or len(name) > MAX_NAME or not name.isprintable():
+        raise ValueError(f"--name: 1 to {MAX_NAME} printable characters, not {name!r}")
     rules: Rules = rules_from_args(args.preset, args.set)
     rules.check_players(len(seats))
     me = seats.index(ME)
@@ -244,8 +245,9 @@ def build(args: argparse.Namespace) -> tuple[Game, int, dict[int, Bot]]:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    console = Console(highlight=False)
-    err = Console(stderr=True, highlight=False)
+    # no markup: names, paths and what the player typed are printed as they are
+    console = Console(highlight=False, markup=False)
+    err = Console(stderr=True, highlight=False, markup=False)
     if args.seed is None:
         args.seed = secrets.randbits(63)
     if args.record is not None and not args.record.parent.is_dir():
