@@ -167,3 +167,10 @@ def test_agent_kinds() -> None:
 def test_openspiel_ismcts_says_what_is_missing() -> None:
     with pytest.raises(AgentUnavailable, match=r"maumau\.env\.spiel"):
         make_agent("ismcts:100", 1)
+
+
+def test_a_run_stopped_early_says_so(tmp_path: Path) -> None:
+    outcomes = run_campaign([("random", "easy")], 1, Rules.from_preset("standard"), seed=2)
+    head = {"kinds": ["random", "easy"], "preset": "standard"}
+    assert "stopped before its end" in section(head, outcomes, 20)
+    assert "stopped before its end" not in section({**head, "cpu_seconds": 3}, outcomes, 20)

@@ -149,6 +149,11 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
     if four:
         lines += ["### 4 seats", "", *four_seat_rows(four, resamples), ""]
     cpu = head.get("cpu_seconds")
+    if cpu is None:  # the closing line is written only when every block was played
+        lines += [
+            "The run was stopped before its end: the tables show the matches it played.",
+            "",
+        ]
     lines += [
         "Run:",
         "",
