@@ -305,7 +305,11 @@ def add_commands(commands: Any) -> None:
     play.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     play.add_argument("--seed", type=whole, help="deal reproducibly (default: a random seed)")
     play.add_argument(
-        "--bot-delay", type=_delay, default=0.6, metavar="SECONDS", help="pause before a bot moves"
+        "--bot-delay",
+        type=_delay,
+        default=0.6,
+        metavar="SECONDS",
+        help="pause before each bot move (default: 0.6)",
     )
     play.add_argument("--record", type=Path, metavar="PATH", help="where to save the record")
     play.add_argument("--name", default="You", help="your name at the table")
