@@ -3,6 +3,7 @@ table, with duplicate deals and rotated seats; the figures with 95% intervals an
 Plackett-Luce strengths go into the ``## Baselines`` section of ``docs/benchmark.md``.
 
     nice -n 10 uv run python bench/baselines.py --deals-2 200 --deals-4 300
+    nice -n 10 uv run python bench/baselines.py --deals-2 200 --deals-4 300 --resume
     uv run python bench/baselines.py --from bench/results/baselines.jsonl   # report only
     uv run python bench/baselines.py --kinds random,hard,ismcts:1000 --deals-2 50
 
@@ -22,7 +23,7 @@ from pathlib import Path
 from lab.baselines.agents import AgentUnavailable, available
 from lab.baselines.campaign import Outcome, run_campaign, tables_of
 from lab.baselines.report import write_section
-from lab.baselines.store import header, read, write_line, write_outcomes
+from lab.baselines.store import header, read, whole_blocks, write_line, write_outcomes
 from lab.paths import ROOT
 from maumau.engine import EngineError, Rules
 
@@ -41,27 +42,40 @@ def _play(args: argparse.Namespace, kinds: list[str]) -> tuple[dict[str, object]
     }
     head = header(command, settings)
     outcomes: list[Outcome] = []
+    if args.resume and args.out.exists():
+        old, outcomes = read(args.out)
+        # a block cut off by the stop is played again; blocks beyond this plan are left out
+        planned = {2: args.deals_2, 4: args.deals_4}
+        outcomes = [o for o in whole_blocks(outcomes) if o.block < planned.get(len(o.kinds), 0)]
+        if any(old.get(key) != value for key, value in settings.items() if "deals" not in key):
+            raise ValueError(f"--resume: {args.out} was played with other settings")
+        print(f"resuming: {len(outcomes)} matches already in {args.out}", flush=True)
+    done = {(o.table, o.block) for o in outcomes}
     started = time.process_time()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as handle:
         write_line(handle, head)
-        for first, seats, blocks in ((0, 2, args.deals_2), (1000, 4, args.deals_4)):
+        write_outcomes(handle, outcomes)
+        # the 4-seat tables first: if the run is stopped, Plackett-Luce has its data
+        for first, seats, blocks in ((1000, 4, args.deals_4), (0, 2, args.deals_2)):
             tables = tables_of(kinds, seats) if len(kinds) >= seats else []
             if not tables or not blocks:
                 continue
             total = len(tables) * blocks
-            done = 0
+            played = sum(1 for table, _ in done if first <= table < first + len(tables))
 
             def progress(block: list[Outcome], seats: int = seats, total: int = total) -> None:
-                nonlocal done
-                done += 1
+                nonlocal played
+                played += 1
                 write_outcomes(handle, block)
                 outcomes.extend(block)
-                if done % 20 == 0 or done == total:
+                if played % 20 == 0 or played == total:
                     cpu = time.process_time() - started
-                    print(f"{seats}-seat: {done}/{total} deal blocks, {cpu:.0f} s CPU", flush=True)
+                    print(
+                        f"{seats}-seat: {played}/{total} deal blocks, {cpu:.0f} s CPU", flush=True
+                    )
 
-            run_campaign(tables, blocks, rules, args.seed, args.jobs, first, progress)
+            run_campaign(tables, blocks, rules, args.seed, args.jobs, first, progress, done)
         write_line(handle, {"header": True, "cpu_seconds": round(time.process_time() - started)})
     return head, outcomes
 
@@ -78,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench/results/baselines.jsonl", help="raw outcomes"
+    )
+    parser.add_argument(
+        "--resume", action="store_true", help="keep the blocks --out already has, play the rest"
     )
     parser.add_argument("--from", dest="source", type=Path, help="report on this file only")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs/benchmark.md")

@@ -174,3 +174,21 @@ def test_a_run_stopped_early_says_so(tmp_path: Path) -> None:
     head = {"kinds": ["random", "easy"], "preset": "standard"}
     assert "stopped before its end" in section(head, outcomes, 20)
     assert "stopped before its end" not in section({**head, "cpu_seconds": 3}, outcomes, 20)
+
+
+def test_a_resumed_run_plays_only_what_is_missing(tmp_path: Path) -> None:
+    import baselines  # bench/baselines.py (bench/ is on the tests' path)
+    from lab.baselines.store import read
+
+    out, doc = tmp_path / "run.jsonl", tmp_path / "benchmark.md"
+    common = ["--kinds", "random,easy", "--out", str(out), "--doc", str(doc), "--resamples", "20"]
+    assert baselines.main([*common, "--deals-2", "1", "--deals-4", "0"]) == 0
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:-2]) + "\n")  # stopped in the middle of block 0
+    assert baselines.main([*common, "--deals-2", "2", "--deals-4", "0", "--resume"]) == 0
+    _, resumed = read(out)
+    fresh = tmp_path / "fresh.jsonl"
+    args = ["--kinds", "random,easy", "--out", str(fresh), "--doc", str(doc), "--resamples", "20"]
+    assert baselines.main([*args, "--deals-2", "2", "--deals-4", "0"]) == 0
+    assert resumed == read(fresh)[1]
+    assert len(resumed) == 4

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -120,10 +120,12 @@ def run_campaign(
     jobs: int = 1,
     first_table: int = 0,
     on_block: Callable[[list[Outcome]], None] | None = None,
+    done: Collection[tuple[int, int]] = (),
 ) -> list[Outcome]:
     """Play ``blocks`` deal blocks of every table; tables are numbered from
     ``first_table`` (so heads-up and 4-seat tables of one campaign get distinct deals).
-    The same arguments give the same outcomes whatever ``jobs`` is."""
+    The same arguments give the same outcomes whatever ``jobs`` is, so the blocks in
+    ``done`` (``(table, block)`` pairs, from a run that was stopped) are left out."""
     for kinds in tables:
         rules.check_players(len(kinds))
         for kind in kinds:
@@ -132,6 +134,7 @@ def run_campaign(
         BlockJob(first_table + t, kinds, b, rules, seed)
         for t, kinds in enumerate(tables)
         for b in range(blocks)
+        if (first_table + t, b) not in done
     ]
     outcomes: list[Outcome] = []
     for block in _run(work, jobs):

@@ -8,6 +8,7 @@ import os
 import platform
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import IO, Any
@@ -64,6 +65,14 @@ def write_outcomes(handle: IO[str], outcomes: Iterable[Outcome]) -> None:
         write_line(handle, outcome_json(o))
 
 
+def whole_blocks(outcomes: Iterable[Outcome]) -> list[Outcome]:
+    """The outcomes of the blocks that have every rotation (a run stopped while it wrote
+    a block leaves a part of it)."""
+    outcomes = list(outcomes)
+    count = Counter((o.table, o.block) for o in outcomes)
+    return [o for o in outcomes if count[(o.table, o.block)] == len(o.kinds)]
+
+
 def read(path: Path) -> tuple[dict[str, Any], list[Outcome]]:
     """The header and the outcomes of a results file."""
     head: dict[str, Any] | None = None
@@ -72,7 +81,10 @@ def read(path: Path) -> tuple[dict[str, Any], list[Outcome]]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
-            value = json.loads(line)
+            try:
+                value = json.loads(line)
+            except ValueError:
+                raise ValueError(f"{path}:{number}: not a JSON line") from None
             if value.get("header"):
                 head = {**(head or {}), **value}  # the last line adds the CPU time
                 continue
