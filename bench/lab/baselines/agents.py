@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from maumau.bots import LEVELS, Bot, make_bot
+from maumau.bots.hard import DEFAULT_SIMULATIONS
 
 
 class AgentUnavailable(RuntimeError):
@@ -76,7 +77,10 @@ def _budget(name: str, arg: str) -> int:
 
 
 KINDS: dict[str, Kind] = {
-    **{level: Kind(_ours(level), f"maumau.bots {level}") for level in LEVELS},
+    **{level: Kind(_ours(level), f"maumau.bots {level}") for level in LEVELS if level != "hard"},
+    "hard": Kind(
+        _ours("hard"), f"maumau.bots hard, {DEFAULT_SIMULATIONS:,} simulations per decision"
+    ),
     "lab-ismcts": Kind(_lab_ismcts, "bench/lab/ismcts.py IsmctsBot (ours, research)"),
     "ismcts": Kind(_spiel_ismcts, "OpenSpiel ISMCTSBot via maumau.env.spiel"),
 }

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lab.baselines.agents import KINDS
+from lab.baselines.agents import KINDS, SPIEL_FACTORY
 from lab.baselines.campaign import Outcome
 from lab.baselines.ratings import bootstrap, percentile_interval, plackett_luce, wilson
 
@@ -148,7 +148,18 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
         lines += ["### Heads-up", "", *heads_up_rows(two, resamples), ""]
     if four:
         lines += ["### 4 seats", "", *four_seat_rows(four, resamples), ""]
+    lines += [
+        "Other kinds join with `--kinds`: `hard:N` (another budget), `lab-ismcts:N` (the "
+        "research ISMCTS of `bench/lab/ismcts.py`) and `ismcts:N`, OpenSpiel's own ISMCTS "
+        "bot playing through the `python_maumau` registration (`maumau.env.spiel`, which "
+        f"is to provide `{SPIEL_FACTORY}(simulations, seed)` returning a `maumau.bots.Bot`; "
+        "a kind that cannot be made here is skipped with the reason).",
+        "",
+    ]
     cpu = head.get("cpu_seconds")
+    spent = "" if cpu is None else f", {cpu} s of CPU"
+    if cpu is not None and "--resume" in str(head.get("command")):
+        spent += " (in the resumed part of a run that was stopped and resumed)"
     if cpu is None:  # the closing line is written only when every block was played
         lines += [
             "The run was stopped before its end: the tables show the matches it played.",
@@ -164,7 +175,7 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
         f"maumau {head.get('maumau')} (commit `{head.get('commit')}`), Python "
         f"{head.get('python')}, {head.get('machine')}, {head.get('cpus')} CPUs (one used), "
         f"started {head.get('started')}"
-        + (f", {cpu} s of CPU" if cpu is not None else "")
+        + spent
         + f"; seed {head.get('seed')}. Raw outcomes: `bench/results/baselines.jsonl` "
         "(one line per match); `uv run python bench/baselines.py --from "
         "bench/results/baselines.jsonl` writes this section again from them.",
