@@ -64,8 +64,13 @@ def test_every_legal_move_reads_back_from_its_notation(preset: str) -> None:
 class Scripted(Session):
     """The player always catches when asked, else types the first move shown."""
 
+    asked_help = False
+
     def ask(self, prompt: str) -> str:
         if prompt.startswith("Catch"):
+            if not self.asked_help:  # help at the catch prompt lists the moves, and asks again
+                self.asked_help = True
+                return "?"
             return "c"
         if prompt.startswith("Your move"):
             return notation(self.game.legal_actions(self.me)[0])
@@ -92,3 +97,4 @@ def test_the_player_is_offered_a_missed_call_to_catch() -> None:
     text = out.getvalue()
     assert re.search(r"easy#\d forgot to say “Mau”: c \d catches", text)
     assert re.search(r"You caught easy#\d", text)
+    assert re.search(r"Type a move in the record notation.*\nMoves: c \d\n", text, re.S)

@@ -133,13 +133,19 @@ class Session:
         self.screen.hand(view, legal)
         while True:
             text = self.ask("Your move (? for help) > ").strip()
-            if text in ("?", "help"):
-                self.screen.help(legal)
+            if self.command(text, legal):
                 continue
-            if text.lower() in ("q", "quit"):
-                raise Stop
             if self.try_move(text, legal):
                 return
+
+    def command(self, text: str, legal: Any) -> bool:
+        """``?`` / ``help`` (list the moves; True) and ``q`` / ``quit`` (stop)."""
+        if text.lower() in ("q", "quit"):
+            raise Stop
+        if text.lower() in ("?", "help"):
+            self.screen.help(legal)
+            return True
+        return False
 
     def try_move(self, text: str, legal: Any) -> bool:
         """Apply the move ``text`` names; on a bad one say why and list the moves."""
@@ -174,6 +180,8 @@ class Session:
             self.screen.catch_offer(game.view(self.me))
             while True:
                 text = self.ask("Catch (c SEAT) or Enter to let it go > ").strip()
+                if self.command(text, legal):
+                    continue
                 if not text or self.try_move(text, legal):
                     break
         for step in range(1, game.n):
