@@ -103,6 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.source is not None:
             head, outcomes = read(args.source)
+            outcomes = whole_blocks(outcomes)  # a run being written may end inside a block
         else:
             kinds = []
             for kind in (k.strip() for k in args.kinds.split(",") if k.strip()):
