@@ -76,7 +76,8 @@ def _play(args: argparse.Namespace, kinds: list[str]) -> tuple[dict[str, object]
                     )
 
             run_campaign(tables, blocks, rules, args.seed, args.jobs, first, progress, done)
-        write_line(handle, {"header": True, "cpu_seconds": round(time.process_time() - started)})
+        head["cpu_seconds"] = round(time.process_time() - started)
+        write_line(handle, {"header": True, "cpu_seconds": head["cpu_seconds"]})
     return head, outcomes
 
 

@@ -192,3 +192,5 @@ def test_a_resumed_run_plays_only_what_is_missing(tmp_path: Path) -> None:
     assert baselines.main([*args, "--deals-2", "2", "--deals-4", "0"]) == 0
     assert resumed == read(fresh)[1]
     assert len(resumed) == 4
+    assert "stopped before its end" not in doc.read_text()  # a run that ended says so
+    assert "s of CPU" in doc.read_text()

@@ -159,7 +159,10 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
     cpu = head.get("cpu_seconds")
     spent = "" if cpu is None else f", {cpu} s of CPU"
     if cpu is not None and "--resume" in str(head.get("command")):
-        spent += " (in the resumed part of a run that was stopped and resumed)"
+        spent += (
+            " in its last part (it was played in parts with --resume; each part keeps the "
+            "blocks played before it)"
+        )
     if cpu is None:  # the closing line is written only when every block was played
         lines += [
             "The run was stopped before its end: the tables show the matches it played.",
