@@ -25,6 +25,7 @@ from lab.baselines.campaign import Outcome, run_campaign, tables_of
 from lab.baselines.report import write_section
 from lab.baselines.store import header, read, whole_blocks, write_line, write_outcomes
 from lab.paths import ROOT
+from maumau.cli_types import count, whole
 from maumau.engine import EngineError, Rules
 
 DEFAULT_KINDS = "random,easy,normal,hard"
@@ -87,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--kinds", default=DEFAULT_KINDS, help="comma-separated agent kinds")
     parser.add_argument("--preset", default="standard")
-    parser.add_argument("--deals-2", type=int, default=200, help="deal blocks per pair")
-    parser.add_argument("--deals-4", type=int, default=300, help="deal blocks per 4-seat table")
+    parser.add_argument("--deals-2", type=whole, default=200, help="deal blocks per pair")
+    parser.add_argument("--deals-4", type=whole, default=300, help="deal blocks per 4-seat table")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--jobs", type=count, default=1, help="worker processes")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench/results/baselines.jsonl", help="raw outcomes"
     )
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--from", dest="source", type=Path, help="report on this file only")
     parser.add_argument("--doc", type=Path, default=ROOT / "docs/benchmark.md")
-    parser.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    parser.add_argument("--resamples", type=count, default=1000, help="bootstrap resamples")
     args = parser.parse_args(argv)
     try:
         if args.source is not None:
