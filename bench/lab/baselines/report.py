@@ -60,7 +60,7 @@ def _pct(x: float) -> str:
 
 def heads_up_rows(outcomes: Sequence[Outcome], resamples: int) -> list[str]:
     rows = [
-        "| pair (A vs B) | matches | A's win rate | 95% (Wilson) | A's mean points "
+        "| pair (A vs B) | matches | A's win rate | 95% (Wilson) | A's mean points [95% bootstrap] "
         "| B's mean points | mean rounds |",
         "|---|---:|---:|---:|---:|---:|---:|",
     ]
