@@ -12,4 +12,5 @@ pytest's ``pythonpath``.
 - ``matrix``: the server matrix (``bench/server.py``).
 - ``faults``: the fault campaign (``bench/faults.py``).
 - ``hostile``: the hostile input campaign (``bench/hostile.py``).
+- ``baselines``: the agent kinds' baselines (``bench/baselines.py``).
 """

@@ -25,6 +25,7 @@ from maumau.cli_bots import add_commands as add_bot_commands
 from maumau.cli_env import apply_to_commands
 from maumau.cli_load import add_commands as add_load_commands
 from maumau.cli_options import rules_from_args
+from maumau.cli_play import add_commands as add_play_commands
 from maumau.cli_serve import add_commands as add_serve_commands
 from maumau.engine.errors import EngineError
 from maumau.engine.jsontext import dumps_json
@@ -184,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rules.set_defaults(handler=cmd_rules)
     add_bot_commands(commands)
+    add_play_commands(commands)
     add_serve_commands(commands)
     add_load_commands(commands)
     add_backup_commands(commands)

@@ -1,0 +1,106 @@
+"""Agent kinds: a name such as ``hard`` or ``ismcts:1000`` that makes a player.
+
+A kind is resolved by its prefix (the text before ``:``) through :data:`KINDS`; the
+rest is the kind's argument (``hard:500``: 500 simulations per decision).  Every agent
+is a :class:`maumau.bots.Bot`: it decides from its seat's view and legal actions only.
+Kinds whose code needs an optional dependency import it when they are first made, and
+raise :class:`AgentUnavailable` with a message saying what is missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from maumau.bots import LEVELS, Bot, make_bot
+from maumau.bots.hard import DEFAULT_SIMULATIONS
+
+
+class AgentUnavailable(RuntimeError):
+    """The kind is known, but what it needs is not installed (or not built yet)."""
+
+
+#: makes an agent of one kind: (the text after ``:`` or "", seed) -> Bot
+Factory = Callable[[str, int], Bot]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of agent: how to make it and what it is, for the report."""
+
+    factory: Factory
+    about: str
+
+
+def _ours(level: str) -> Factory:
+    def make(arg: str, seed: int) -> Bot:
+        return make_bot(f"{level}:{arg}" if arg else level, seed)
+
+    return make
+
+
+def _lab_ismcts(arg: str, seed: int) -> Bot:
+    from lab.ismcts import IsmctsBot  # bench/ is on the path of the scripts and tests
+
+    return IsmctsBot(seed, simulations=_budget("lab-ismcts", arg))
+
+
+#: the module another part of the project provides for OpenSpiel (``python_maumau``)
+SPIEL_MODULE = "maumau.env.spiel"
+#: the function it is expected to offer: (simulations, seed) -> a Bot-like agent
+SPIEL_FACTORY = "ismcts_agent"
+
+
+def _spiel_ismcts(arg: str, seed: int) -> Bot:
+    """OpenSpiel's own ISMCTS bot, playing through the ``python_maumau`` registration."""
+    simulations = _budget("ismcts", arg)
+    try:
+        module = importlib.import_module(SPIEL_MODULE)
+    except ImportError as exc:
+        raise AgentUnavailable(
+            f"ismcts needs {SPIEL_MODULE} and pyspiel (pip install maumau[rl]): {exc}"
+        ) from None
+    factory = getattr(module, SPIEL_FACTORY, None)
+    if factory is None:
+        raise AgentUnavailable(f"{SPIEL_MODULE} has no {SPIEL_FACTORY}(simulations, seed)")
+    agent = factory(simulations, seed)
+    if not isinstance(agent, Bot):
+        raise AgentUnavailable(f"{SPIEL_MODULE}.{SPIEL_FACTORY} did not return a maumau Bot")
+    return agent
+
+
+def _budget(name: str, arg: str) -> int:
+    if not arg.isdigit() or int(arg) < 1:
+        raise ValueError(f"{name} needs a budget: {name}:N with N >= 1 simulations, not {arg!r}")
+    return int(arg)
+
+
+KINDS: dict[str, Kind] = {
+    **{level: Kind(_ours(level), f"maumau.bots {level}") for level in LEVELS if level != "hard"},
+    "hard": Kind(
+        _ours("hard"), f"maumau.bots hard, {DEFAULT_SIMULATIONS:,} simulations per decision"
+    ),
+    "lab-ismcts": Kind(_lab_ismcts, "bench/lab/ismcts.py IsmctsBot (ours, research)"),
+    "ismcts": Kind(_spiel_ismcts, "OpenSpiel ISMCTSBot via maumau.env.spiel"),
+}
+
+
+def make_agent(kind: str, seed: int) -> Bot:
+    """An agent of ``kind`` (``hard``, ``hard:500``, ``ismcts:1000``...) seeded ``seed``.
+    An unknown kind or a bad argument raises ``ValueError``; a kind whose optional
+    dependency is missing raises :class:`AgentUnavailable`."""
+    prefix, _, arg = kind.partition(":")
+    entry = KINDS.get(prefix)
+    if entry is None:
+        raise ValueError(f"unknown agent kind {kind!r}; the kinds are: {', '.join(KINDS)}")
+    return entry.factory(arg, seed)
+
+
+def available(kind: str) -> str | None:
+    """``None`` when ``kind`` can be made here, else why not (the message to print)."""
+    try:
+        make_agent(kind, 0)
+    except AgentUnavailable as exc:
+        return str(exc)
+    return None
