@@ -19,7 +19,8 @@ function entries(table, log) {
 export function renderSide(table, view) {
   return h("aside", { class: "side", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, t("log.title")),
-    h("ol", { class: "log", id: "log" },
+    // (tabindex: a region that scrolls is reached by the keyboard too)
+    h("ol", { class: "log", id: "log", tabindex: "0", "aria-labelledby": "log-title" },
       view.log.length ? entries(table, view.log) : h("li", { class: "help" }, t("log.empty"))));
 }
 
