@@ -15,8 +15,10 @@ import base64
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
+import time
 import urllib.error
 from collections.abc import Iterator
 from pathlib import Path
@@ -338,12 +340,21 @@ def test_a_rolling_restart_behind_nginx_loses_nothing_and_everyone_continues(
 def _served_by(nginx: Nginx, server: Server) -> bool:
     """Whether nginx sends a request to ``server`` now (with the fewest connections,
     a process just started gets the next one once nginx counts it in again; an error
-    answer, such as a health check that timed out on a busy machine, is a "not yet")."""
+    answer, such as a health check that timed out on a busy machine, is a "not yet").
+    The request is told apart in the access log by a query of its own: nginx writes a
+    line once the answer has gone, so the log's last line may still be an older one."""
+    probe = f"/api/health?probe={secrets.token_hex(8)}"
     try:
-        nginx.request("GET", "/api/health")
+        nginx.request("GET", probe)
     except urllib.error.HTTPError:
         return False
-    return nginx.upstreams_used()[-1] == f"127.0.0.1:{server.port}"
+    line = ""
+    for _ in range(50):
+        line = next((x for x in nginx.access_log.read_text().splitlines() if probe in x), "")
+        if line:
+            break
+        time.sleep(0.05)
+    return line.rpartition("upstream=")[2].strip() == f"127.0.0.1:{server.port}"
 
 
 def _connections(server: Server) -> int:

@@ -18,7 +18,15 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    FloatRect,
+    Locator,
+    Page,
+    ViewportSize,
+    expect,
+)
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
@@ -321,3 +329,15 @@ def after_two_deals(base: str) -> Table:
     )
     table.play_until({0: playing, 1: playing}, game_over)
     return table
+
+
+def box_of(locator: Locator, tries: int = 50) -> FloatRect:
+    """``locator``'s box on the page, once it is shown.  (Each message re-renders the
+    table: a box read just as an element is replaced is None, so it is read again.)"""
+    expect(locator).to_be_visible()
+    for _ in range(tries):
+        box = locator.bounding_box()
+        if box is not None:
+            return box
+        locator.page.wait_for_timeout(100)
+    raise AssertionError(f"{locator} has no box")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from tablekit import pick_language
+from tablekit import box_of, pick_language
 from test_table_layout import TAP_TARGETS
 
 LANGUAGES = ("en", "de", "da", "sv")
@@ -108,8 +108,7 @@ def move(page: Page, seen: dict[str, Any]) -> bool:
         else:
             # In a big hand the cards overlap and the next card covers this one's middle:
             # click the strip of it that shows, at its left edge, as a player would.
-            box = target.bounding_box()
-            assert box is not None
+            box = box_of(target)
             target.click(position={"x": 4, "y": box["height"] / 2})
         if card.startswith("J"):
             expect(page.locator("#suit-dialog")).to_be_visible()

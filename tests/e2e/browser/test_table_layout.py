@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
-from tablekit import SIZES, Table, draw_and_keep, keep_above, make_table
+from tablekit import SIZES, Table, box_of, draw_and_keep, keep_above, make_table
 
 from test_names import SIDEWAYS
 
@@ -133,8 +133,7 @@ def test_a_turn_is_played_without_scrolling(
         page = table.open(browser, viewport=SIZES[0])
         expect(page.locator("#table.my-turn")).to_be_visible()
         version = page.locator("#table").get_attribute("data-version")
-        box = page.locator("#draw").bounding_box()
-        assert box is not None
+        box = box_of(page.locator("#draw"))
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         expect(page.locator("#table")).not_to_have_attribute("data-version", version or "")
         assert page.evaluate("scrollY") == 0
