@@ -34,7 +34,7 @@ from maumau.bots.tournament import labels_for
 from maumau.cli_options import rules_from_args
 from maumau.cli_play_input import NotAMove, read_move
 from maumau.cli_play_screen import Screen
-from maumau.cli_types import whole
+from maumau.cli_types import seconds_up_to, whole
 from maumau.engine import Catch, EngineError, Game, Rules
 from maumau.engine.options import PRESETS
 from maumau.engine.replay import record_of
@@ -282,16 +282,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     return status if save(game, path, console) else 2
 
 
-def _delay(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 <= value <= MAX_DELAY:
-        raise argparse.ArgumentTypeError(f"0 to {MAX_DELAY:g} seconds, not {text}")
-    return value
-
-
 def add_commands(commands: Any) -> None:
     """Register ``play`` on the ``maumau`` sub-command parser."""
     play = commands.add_parser(
@@ -314,7 +304,7 @@ def add_commands(commands: Any) -> None:
     play.add_argument("--seed", type=whole, help="deal reproducibly (default: a random seed)")
     play.add_argument(
         "--bot-delay",
-        type=_delay,
+        type=seconds_up_to(MAX_DELAY),
         default=0.6,
         metavar="SECONDS",
         help="pause before each bot move (default: 0.6)",

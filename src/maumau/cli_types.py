@@ -4,6 +4,7 @@ one with a message that says what it is not."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
 def port_number(text: str) -> int:
@@ -44,3 +45,18 @@ def count(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
     return value
+
+
+def seconds_up_to(limit: float) -> Callable[[str], float]:
+    """A number of seconds from 0 to ``limit``."""
+
+    def seconds(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+        if not 0 <= value <= limit:
+            raise argparse.ArgumentTypeError(f"0 to {limit:g} seconds, not {text}")
+        return value
+
+    return seconds
