@@ -366,3 +366,24 @@ def test_chat_messages_carry_nothing_of_anybodys_hand(client: TestClient) -> Non
     (line,) = [json.loads(t)["line"] for t in seen[0] if json.loads(t)["type"] == "chat_line"]
     assert set(line) == {"id", "seat", "name", "text", "at"}
     assert (line["seat"], line["name"], line["text"]) == (0, "Ana", "your move")
+
+
+def test_settings_missed_while_the_listener_was_away_are_read_again(client: TestClient) -> None:
+    """Another process's host turned chat off while this process heard no notices (its
+    PostgreSQL listener was away): once the listener is back the settings are read again,
+    and a line is refused here too."""
+    game_id, host = create_table(client, "Ana")
+    with client.websocket_connect(f"/ws/{game_id}") as ana:
+        greet(ana, host)
+        hub = client.app.state.hub
+        referee = hub.referees[game_id]
+        client.portal.call(referee.chat.load)  # the settings as this process knows them
+        off = chat_store.ChatSettingsRow(chat=False, spectators=False)
+
+        async def elsewhere() -> None:  # what the other process stored, unheard here
+            await hub.store.write(lambda conn: chat_store.set_settings(conn, game_id, off))
+
+        client.portal.call(elsewhere)
+        client.portal.call(hub.reconnected)
+        ana.send_json({"type": "chat", "text": "still on?"})
+        assert next_of(ana, "chat_line")["code"] == "chat_off"

@@ -3,6 +3,7 @@ newcomer plays that seat (server/takeover.py, server/seat_requests.py)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -346,3 +347,25 @@ def test_the_hosts_seat_is_never_offered_even_while_a_stand_in_plays_it(tmp_path
             )
             answer = ask(friend, 0, "Mia")
             assert answer["code"] == "seat_not_computer" and "host" in answer["message"]
+
+
+def test_a_seat_granted_to_an_asker_not_here_gets_its_grace_period(tmp_path: Path) -> None:
+    """The asker may be gone by the time the seat is stored (it left meanwhile, or it is
+    at another process that never hands the seat over): the seat is then a person's
+    with nobody at it, so its grace period runs and a computer plays it after, as for
+    any player who left; the game does not wait on it for ever."""
+    from maumau.server import takeover
+    from maumau.server.seat_requests import SeatRequest
+
+    with make_client(tmp_path) as client:
+        game_id, _ = bot_table(client, grace_seconds=30)
+        referee = client.app.state.hub.referees[game_id]
+        request = SeatRequest(1, None, 1, "Mia", time.time() + 60, "k" * 43)
+
+        async def accept() -> None:
+            async with referee.table.lock:
+                await takeover.take_over(referee, request)
+
+        client.portal.call(accept)
+        assert referee.table.seats[1].kind == "human"
+        assert 1 in referee.stand_in.grace, "nobody at the seat, and no grace period"

@@ -126,6 +126,11 @@ class ChatRoom:
             assert self.settings is not None
             return self.settings
 
+    def missed(self) -> None:
+        """Notices may have been missed (the listener was away): the settings and lines
+        are read again when next needed."""
+        self.loaded = False
+
     def new(self) -> None:
         """A new table: its chat is empty, with the default settings (nothing to read)."""
         self.settings, self.loaded = ChatSettingsRow(), True

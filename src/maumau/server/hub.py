@@ -214,6 +214,7 @@ class Hub:
         with every live table."""
         for referee in list(self.referees.values()):
             referee.follow()
+            referee.chat.missed()
 
     def present(self, origin: str, game_id: str, seats: frozenset[int]) -> None:
         """Another process says which seats of a table are connected to it."""

@@ -143,8 +143,11 @@ async def take_over(referee: Referee, request: SeatRequest) -> None:
             referee.connections.discard(other)
             other.seat = other.seat_key = None
             other.close(Closed(code="seat_removed", message="the host gave your seat to another"))
-    if conn is not None and request.token is not None:  # (else its process hands it over)
+    here = conn is not None and conn in referee.connections and not conn.closing
+    if here and conn is not None and request.token is not None:  # (else its process does)
         referee.seat_requests.give(conn, seat, key, request.token)
+    if seat not in referee.connected():  # the asker left meanwhile, or is elsewhere: a
+        referee.stand_in.absent(seat)  # player away, until its process says it is there
     referee.announce()
     referee.broadcast_lobby()
     referee.broadcast_state()
