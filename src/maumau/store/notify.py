@@ -175,8 +175,7 @@ class Listener:
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
 
     def _notice(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        origin, _, rest = payload.partition(" ")
-        game_id, _, what = rest.partition(" ")
+        origin, game_id, what = _parts(payload)
         if origin != self._origin and game_id:
             what, _, sent = what.partition(" ")
             self._on_change(game_id, what == "steps")
@@ -185,8 +184,7 @@ class Listener:
                     self.on_lag(max(0.0, time.time() - float(sent)))
 
     def _presence(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        origin, _, rest = payload.partition(" ")
-        game_id, _, seats = rest.partition(" ")
+        origin, game_id, seats = _parts(payload)
         if origin == self._origin or not game_id:
             return
         if seats == QUESTION:
@@ -203,16 +201,22 @@ class Listener:
         self._on_presence(origin, game_id, connected)
 
     def _request(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        origin, _, rest = payload.partition(" ")
-        game_id, _, data = rest.partition(" ")
+        origin, game_id, data = _parts(payload)
         if origin != self._origin and game_id and data and self.on_request is not None:
             self.on_request(origin, game_id, data)
 
     def _chat(self, _conn: Any, _pid: int, _channel: str, payload: str) -> None:
-        origin, _, rest = payload.partition(" ")
-        game_id, _, message = rest.partition(" ")
+        origin, game_id, message = _parts(payload)
         if origin != self._origin and game_id and message and self._on_chat is not None:
             self._on_chat(game_id, message)
+
+
+def _parts(payload: str) -> tuple[str, str, str]:
+    """A notice's sending process, its table and the rest: every channel's payload is
+    ``ORIGIN GAME_ID REST``."""
+    origin, _, rest = payload.partition(" ")
+    game_id, _, body = rest.partition(" ")
+    return origin, game_id, body
 
 
 def _setter(event: asyncio.Event) -> Callable[[Any], None]:
