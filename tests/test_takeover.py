@@ -50,6 +50,20 @@ def bot_table(client: TestClient, bots: int = 1, **settings: Any) -> tuple[str, 
     return game_id, token
 
 
+def ben_away(client: TestClient) -> tuple[str, str, str]:
+    """A started table of Ana (the host, seat 0) and Ben, who never connects: with no
+    grace period a stand-in plays his seat at once.  Its id, Ana's and Ben's tokens."""
+    game_id, token = create_table(client, bot_delay_ms=SLOW_BOTS, grace_seconds=0)
+    _, ben = join(client, game_id, "Ben")
+    start(client, game_id, token)
+    return game_id, token, ben
+
+
+def stood_in(ws: WebSocketTestSession, seat: int) -> None:
+    """Read ``ws`` until a lobby message says a stand-in plays ``seat``."""
+    receive_until(ws, lambda m: m["type"] == "lobby" and m["game"]["seats"][seat]["stand_in"])
+
+
 def hand_of(client: TestClient, game_id: str, seat: int) -> list[str]:
     """The truth: the seat's hand as the server's game holds it."""
     game = client.app.state.hub.referees[game_id].table.require_game()
@@ -150,17 +164,13 @@ def test_a_friend_takes_over_a_bot_seat_and_plays_it(tmp_path: Path) -> None:
 
 def test_a_stand_in_seat_is_taken_and_its_old_token_gives_seat_removed(tmp_path: Path) -> None:
     with make_client(tmp_path) as client:
-        game_id, token = create_table(client, bot_delay_ms=SLOW_BOTS, grace_seconds=0)
-        _, ben = join(client, game_id, "Ben")
-        start(client, game_id, token)
+        game_id, token, ben = ben_away(client)
         with (
             client.websocket_connect(f"/ws/{game_id}") as host,
             client.websocket_connect(f"/ws/{game_id}") as friend,
         ):
             hello(host, token)
-            receive_until(
-                host, lambda m: m["type"] == "lobby" and m["game"]["seats"][1]["stand_in"]
-            )
+            stood_in(host, 1)
             hello(friend, None)
             new_token, state = take(client, game_id, host, friend, name="Cleo")
             assert state["view"]["players"] == ["Ana", "Cleo"]
@@ -311,17 +321,13 @@ def test_a_takeover_outlasts_a_restart(tmp_path: Path) -> None:
 
 def test_a_request_ends_when_the_seats_player_comes_back(tmp_path: Path) -> None:
     with make_client(tmp_path) as client:
-        game_id, token = create_table(client, bot_delay_ms=SLOW_BOTS, grace_seconds=0)
-        _, ben = join(client, game_id, "Ben")
-        start(client, game_id, token)
+        game_id, token, ben = ben_away(client)
         with (
             client.websocket_connect(f"/ws/{game_id}") as host,
             client.websocket_connect(f"/ws/{game_id}") as friend,
         ):
             hello(host, token)
-            receive_until(
-                host, lambda m: m["type"] == "lobby" and m["game"]["seats"][1]["stand_in"]
-            )
+            stood_in(host, 1)
             hello(friend, None)
             asked = ask(friend, 1, "Mia")
             with client.websocket_connect(f"/ws/{game_id}") as back:
@@ -342,9 +348,7 @@ def test_the_hosts_seat_is_never_offered_even_while_a_stand_in_plays_it(tmp_path
         game_id, _ = bot_table(client, grace_seconds=0)
         with client.websocket_connect(f"/ws/{game_id}") as friend:
             hello(friend, None)
-            receive_until(
-                friend, lambda m: m["type"] == "lobby" and m["game"]["seats"][0]["stand_in"]
-            )
+            stood_in(friend, 0)
             answer = ask(friend, 0, "Mia")
             assert answer["code"] == "seat_not_computer" and "host" in answer["message"]
 
