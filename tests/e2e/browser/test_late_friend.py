@@ -67,6 +67,16 @@ def test_a_late_friend_takes_over_a_bot_seat_and_plays_it(
         bot_cards = int(host.locator(".opponent[data-seat='1'] .count-n").inner_text())
         shoot({"late-watching": friend, "late-count": host}, artifacts)
         friend.set_viewport_size(SIZES[1])
+        # the game goes on under the notice without taking its button away from a
+        # keyboard (or from under a finger): the host's move reaches the friend as a new
+        # state, and the focused button is the same one after it
+        friend.focus("#ask-seat")
+        before = friend.locator("#table").get_attribute("data-version")
+        move(host)
+        expect(friend.locator("#table")).not_to_have_attribute("data-version", before or "")
+        assert friend.evaluate("() => document.activeElement?.id") == "ask-seat"
+        expect(host.locator("#table")).to_have_class(re.compile(r"\bmy-turn\b"), timeout=20_000)
+        bot_cards = int(host.locator(".opponent[data-seat='1'] .count-n").inner_text())
 
         friend.click("#ask-seat")
         dialog = friend.locator("#ask-seat-dialog")

@@ -99,9 +99,15 @@ export class SeatAsk {
       document.body.append(el);
     }
     const free = computerSeats(page.info);
+    const seat = this.open ? page.info.seats[this.open.seat] : null;
+    // redrawn only when what it shows changed: a button swapped under a tap or a keyboard
+    // focus at every state update would lose them
+    const key = JSON.stringify([document.documentElement.lang, this.open?.seat ?? null,
+      seat?.name ?? null, free.length > 0]);
+    if (el.dataset.key === key) return;
+    el.dataset.key = key;
     let body;
     if (this.open) {
-      const seat = page.info.seats[this.open.seat];
       body = [
         h("p", { class: "watching-text" }, tx("askseat.waiting", { name: nameEl(seat?.name ?? "") })),
         h("button", { type: "button", class: "ghost", id: "ask-withdraw", onclick: () => this.withdraw() },
@@ -131,6 +137,10 @@ export class SeatAsk {
       el = h("section", { id: "seat-prompts", class: "seat-prompts", "aria-label": t("askseat.prompts"), "aria-live": "polite" });
       document.body.append(el);
     }
+    const key = JSON.stringify([document.documentElement.lang,
+      this.requests.map((r) => [r.request, r.name, page.info.seats[r.seat]?.name ?? ""])]);
+    if (el.dataset.key === key) return;
+    el.dataset.key = key;
     el.replaceChildren(...this.requests.map((r) => {
       const seat = page.info.seats[r.seat];
       return h("div", { class: "seat-prompt", dataset: { request: r.request } },
