@@ -6,10 +6,16 @@ Plackett-Luce strengths go into the ``## Baselines`` section of ``docs/benchmark
     nice -n 10 uv run python bench/baselines.py --deals-2 200 --deals-4 300 --resume
     uv run python bench/baselines.py --from bench/results/baselines.jsonl   # report only
     uv run python bench/baselines.py --kinds random,hard,ismcts:1000 --deals-2 50
+    uv run python bench/baselines.py --table hard:500/ismcts:500 --deals-2 200 \
+        --deals-4 0 --section "Strength: heads-up" --out bench/results/strength-2.jsonl
 
 Agent kinds (``bench/lab/baselines/agents.py``): random, easy, normal, hard (``hard:N``
 for another budget), lab-ismcts:N (bench/lab/ismcts.py), ismcts:N (OpenSpiel's ISMCTS
-through ``maumau.env.spiel``; skipped with a message when it cannot be imported).
+through ``maumau.env.spiel_bot``, with the heuristic rollouts of ``hard``;
+``ismcts-random:N`` with uniformly random rollouts; skipped with a message when it
+cannot be imported).  ``--table A/B`` (or ``A/B/C/D``, repeated) plays only the tables
+given instead of every pair and every set of four kinds; ``--section`` names the
+section of docs/benchmark.md the figures go to.
 """
 
 from __future__ import annotations
@@ -31,17 +37,29 @@ from maumau.engine import EngineError, Rules
 DEFAULT_KINDS = "random,easy,normal,hard"
 
 
+def table_of(text: str) -> tuple[str, ...]:
+    """``A/B`` or ``A/B/C/D``: the kinds of one table."""
+    kinds = tuple(k.strip() for k in text.split("/"))
+    if len(kinds) not in (2, 4) or not all(kinds) or len(set(kinds)) != len(kinds):
+        raise argparse.ArgumentTypeError(
+            f"a table is 2 or 4 different kinds joined by '/', not {text!r}"
+        )
+    return kinds
+
+
 def _play(args: argparse.Namespace, kinds: list[str]) -> tuple[dict[str, object], list[Outcome]]:
     rules = Rules.from_preset(args.preset)
     command = "uv run python bench/baselines.py " + shlex.join(sys.argv[1:])
     settings = {
         "kinds": kinds,
+        "tables": ["/".join(t) for t in args.table] or None,
         "preset": args.preset,
         "deals_2": args.deals_2,
         "deals_4": args.deals_4,
         "seed": args.seed,
     }
     head = header(command, settings)
+    head["jobs"] = args.jobs
     outcomes: list[Outcome] = []
     if args.resume and args.out.exists():
         old, outcomes = read(args.out)
@@ -59,7 +77,10 @@ def _play(args: argparse.Namespace, kinds: list[str]) -> tuple[dict[str, object]
         write_outcomes(handle, outcomes)
         # the 4-seat tables first: if the run is stopped, Plackett-Luce has its data
         for first, seats, blocks in ((1000, 4, args.deals_4), (0, 2, args.deals_2)):
-            tables = tables_of(kinds, seats) if len(kinds) >= seats else []
+            if args.table:
+                tables = [t for t in args.table if len(t) == seats]
+            else:
+                tables = tables_of(kinds, seats) if len(kinds) >= seats else []
             if not tables or not blocks:
                 continue
             total = len(tables) * blocks
@@ -87,6 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--kinds", default=DEFAULT_KINDS, help="comma-separated agent kinds")
+    parser.add_argument(
+        "--table",
+        type=table_of,
+        action="append",
+        default=[],
+        help="play only this table, e.g. hard:500/ismcts:500 (2 or 4 kinds; repeatable)",
+    )
+    parser.add_argument("--section", default="Baselines", help="the docs/benchmark.md section")
     parser.add_argument("--preset", default="standard")
     parser.add_argument("--deals-2", type=whole, default=200, help="deal blocks per pair")
     parser.add_argument("--deals-4", type=whole, default=300, help="deal blocks per 4-seat table")
@@ -107,13 +136,18 @@ def main(argv: list[str] | None = None) -> int:
             head, outcomes = read(args.source)
             outcomes = whole_blocks(outcomes)  # a run being written may end inside a block
         else:
+            named = [k for t in args.table for k in t] or args.kinds.split(",")
             kinds = []
-            for kind in (k.strip() for k in args.kinds.split(",") if k.strip()):
+            for kind in dict.fromkeys(k.strip() for k in named if k.strip()):
                 missing = available(kind)
                 if missing is None:
                     kinds.append(kind)
                 else:
                     print(f"skipping {kind}: {missing}", file=sys.stderr)
+            lost = [t for t in args.table if not set(t) <= set(kinds)]
+            if lost:
+                print(f"baselines: cannot play {'/'.join(lost[0])} here", file=sys.stderr)
+                return 2
             if len(kinds) < 2:
                 print("baselines: fewer than two agent kinds to play", file=sys.stderr)
                 return 2
@@ -121,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, EngineError, AgentUnavailable, OSError) as exc:
         print(f"baselines: {exc}", file=sys.stderr)
         return 2
-    write_section(args.doc, head, outcomes, args.resamples)
-    print(f"wrote the Baselines section of {args.doc}")
+    raw = args.source if args.source is not None else args.out
+    write_section(args.doc, head, outcomes, args.resamples, args.section, raw)
+    print(f"wrote the {args.section} section of {args.doc}")
     return 0
 
 

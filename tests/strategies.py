@@ -186,7 +186,7 @@ def drawn_cards(r: Round) -> dict[int, tuple[int, tuple[int, ...]]]:
     held them in the entry itself."""
     private = getattr(r, "private", None)
     if private is not None:
-        return {i: (seat, tuple(got)) for i, seat, got in private}
+        return {i: (seat, tuple(got)) for seat, mine in enumerate(private) for i, got in mine}
     return {i: (e[1], tuple(e[2])) for i, e in enumerate(r.log) if e[0] in ("draw", "penalty")}
 
 

@@ -168,7 +168,7 @@ def test_openspiel_ismcts_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) 
         raise ImportError(f"No module named {name!r}")
 
     monkeypatch.setattr(agents.importlib, "import_module", missing)
-    with pytest.raises(AgentUnavailable, match=r"maumau\.env\.spiel and pyspiel"):
+    with pytest.raises(AgentUnavailable, match=r"maumau\.env\.spiel_bot and pyspiel"):
         make_agent("ismcts:100", 1)
 
 

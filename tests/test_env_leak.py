@@ -31,7 +31,9 @@ def permuted(game: Game, seat: int, rng: random.Random) -> Game:
         state.hands[s] = sum(1 << c for c in hidden[i : i + count])
         i += count
     state.stock[:] = hidden[i:]
-    state.private[:] = [p for p in state.private if p[1] == seat]
+    for drawer in range(len(state.private)):
+        if drawer != seat:
+            state.private[drawer] = []
     other = Game.__new__(Game)
     other.__dict__.update(game.__dict__)
     last = game.rounds[-1]

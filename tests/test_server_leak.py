@@ -247,8 +247,9 @@ def truth_of(game: Game, start: str) -> Truth:
     n = game.n
     played = {start} | {CODES[e[2]] for e in state.log if e[0] == "play"}
     draws: list[set[str]] = [set() for _ in range(n)]
-    for _, who, cards in state.private:
-        draws[who] |= {CODES[c] for c in cards}
+    for who, mine in enumerate(state.private):
+        for _, cards in mine:
+            draws[who] |= {CODES[c] for c in cards}
     legal = {}
     for seat in range(n):
         legal[seat] = []

@@ -47,12 +47,12 @@ def _lab_ismcts(arg: str, seed: int) -> Bot:
 
 
 #: the module another part of the project provides for OpenSpiel (``python_maumau``)
-SPIEL_MODULE = "maumau.env.spiel"
-#: the function it is expected to offer: (simulations, seed) -> a Bot-like agent
+SPIEL_MODULE = "maumau.env.spiel_bot"
+#: the function it offers: (simulations, seed, rollouts) -> a Bot
 SPIEL_FACTORY = "ismcts_agent"
 
 
-def _spiel_ismcts(arg: str, seed: int) -> Bot:
+def _spiel_ismcts(arg: str, seed: int, rollouts: str = "heuristic") -> Bot:
     """OpenSpiel's own ISMCTS bot, playing through the ``python_maumau`` registration."""
     simulations = _budget("ismcts", arg)
     try:
@@ -64,7 +64,7 @@ def _spiel_ismcts(arg: str, seed: int) -> Bot:
     factory = getattr(module, SPIEL_FACTORY, None)
     if factory is None:
         raise AgentUnavailable(f"{SPIEL_MODULE} has no {SPIEL_FACTORY}(simulations, seed)")
-    agent = factory(simulations, seed)
+    agent = factory(simulations, seed, rollouts)
     if not isinstance(agent, Bot):
         raise AgentUnavailable(f"{SPIEL_MODULE}.{SPIEL_FACTORY} did not return a maumau Bot")
     return agent
@@ -82,7 +82,13 @@ KINDS: dict[str, Kind] = {
         _ours("hard"), f"maumau.bots hard, {DEFAULT_SIMULATIONS:,} simulations per decision"
     ),
     "lab-ismcts": Kind(_lab_ismcts, "bench/lab/ismcts.py IsmctsBot (ours, research)"),
-    "ismcts": Kind(_spiel_ismcts, "OpenSpiel ISMCTSBot via maumau.env.spiel"),
+    "ismcts": Kind(
+        _spiel_ismcts, "OpenSpiel ISMCTSBot via maumau.env.spiel_bot, hard's heuristic rollouts"
+    ),
+    "ismcts-random": Kind(
+        lambda arg, seed: _spiel_ismcts(arg, seed, "random"),
+        "OpenSpiel ISMCTSBot via maumau.env.spiel_bot, uniformly random rollouts",
+    ),
 }
 
 

@@ -1,20 +1,25 @@
-"""The ``## Baselines`` section of ``docs/benchmark.md``, from a campaign's outcomes."""
+"""A section of ``docs/benchmark.md`` (``## Baselines`` unless named otherwise), from a
+campaign's outcomes."""
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lab.baselines.agents import KINDS, SPIEL_FACTORY
+from lab.baselines.agents import KINDS
 from lab.baselines.campaign import Outcome
 from lab.baselines.ratings import bootstrap, percentile_interval, plackett_luce, wilson
+from lab.paths import ROOT, portable
 
 Block = list[Outcome]
 #: bootstrap resamples of the Plackett-Luce fit (each one is a whole MM fit)
 PL_RESAMPLES = 200
+#: the campaign's outcomes file unless told otherwise
+DEFAULT_RAW = ROOT / "bench/results/baselines.jsonl"
 
 
 def blocks_of(outcomes: Sequence[Outcome]) -> list[Block]:
@@ -112,8 +117,14 @@ def four_seat_rows(outcomes: Sequence[Outcome], resamples: int) -> list[str]:
     return rows
 
 
-def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -> str:
-    """The markdown of the section."""
+def section(
+    head: dict[str, Any],
+    outcomes: Sequence[Outcome],
+    resamples: int,
+    title: str = "Baselines",
+    raw: Path = DEFAULT_RAW,
+) -> str:
+    """The markdown of the section ``## {title}``; ``raw`` is the outcomes file."""
     two = [o for o in outcomes if len(o.kinds) == 2]
     four = [o for o in outcomes if len(o.kinds) == 4]
     kinds = head.get("kinds", [])
@@ -121,13 +132,17 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
         f"`{k}` ({KINDS[k.partition(':')[0]].about})" for k in kinds if k.partition(":")[0] in KINDS
     )
     lines = [
-        "## Baselines",
+        f"## {title}",
         "",
         f"Agent kinds: {about}. Rules: preset `{head.get('preset')}`; every match is a whole "
         "match by the preset's scoring. Each deal seed is played once per seat rotation "
         "(heads-up: 2 matches, 4-seat: 4), so every agent sits in every seat and is dealt "
-        "every hand of that deal (duplicate deals); heads-up plays every pair of kinds, "
-        "4-seat every set of four kinds.",
+        "every hand of that deal (duplicate deals); "
+        + (
+            "the tables played: " + ", ".join(f"`{t}`" for t in head["tables"]) + "."
+            if head.get("tables")
+            else "heads-up plays every pair of kinds, 4-seat every set of four kinds."
+        ),
         "",
         "How the figures are made (`bench/lab/baselines/ratings.py`):",
         "",
@@ -150,10 +165,11 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
         lines += ["### 4 seats", "", *four_seat_rows(four, resamples), ""]
     lines += [
         "Other kinds join with `--kinds`: `hard:N` (another budget), `lab-ismcts:N` (the "
-        "research ISMCTS of `bench/lab/ismcts.py`) and `ismcts:N`, OpenSpiel's own ISMCTS "
-        "bot playing through the `python_maumau` registration (`maumau.env.spiel`, which "
-        f"is to provide `{SPIEL_FACTORY}(simulations, seed)` returning a `maumau.bots.Bot`; "
-        "a kind that cannot be made here is skipped with the reason).",
+        "research ISMCTS of `bench/lab/ismcts.py`), `ismcts:N`, OpenSpiel's own ISMCTS "
+        "bot playing through the `python_maumau` registration (`maumau.env.spiel_bot`, "
+        "with the heuristic rollouts of `hard`) and `ismcts-random:N` (the same with "
+        "uniformly random rollouts); a kind that cannot be made here is skipped with the "
+        "reason.",
         "",
     ]
     cpu = head.get("cpu_seconds")
@@ -176,25 +192,32 @@ def section(head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int) -
         "```",
         "",
         f"maumau {head.get('maumau')} (commit `{head.get('commit')}`), Python "
-        f"{head.get('python')}, {head.get('machine')}, {head.get('cpus')} CPUs (one used), "
+        f"{head.get('python')}, {head.get('machine')}, {head.get('cpus')} CPUs "
+        f"({head.get('jobs', 1)} used), "
         f"started {head.get('started')}"
         + spent
-        + f"; seed {head.get('seed')}. Raw outcomes: `bench/results/baselines.jsonl` "
-        "(one line per match); `uv run python bench/baselines.py --from "
-        "bench/results/baselines.jsonl` writes this section again from them.",
+        + f"; seed {head.get('seed')}. Raw outcomes: `{portable(raw)}` (one line per "
+        f"match); `uv run python bench/baselines.py --from {portable(raw)}"
+        + ("" if title == "Baselines" else f" --section {shlex.quote(title)}")
+        + "` writes this section again from them.",
         "",
     ]
     return "\n".join(lines)
 
 
 def write_section(
-    path: Path, head: dict[str, Any], outcomes: Sequence[Outcome], resamples: int
+    path: Path,
+    head: dict[str, Any],
+    outcomes: Sequence[Outcome],
+    resamples: int,
+    title: str = "Baselines",
+    raw: Path = DEFAULT_RAW,
 ) -> None:
-    """Put the section into ``path``: replace an existing ``## Baselines`` section (up
+    """Put the section into ``path``: replace an existing ``## {title}`` section (up
     to the next ``## `` heading), or append it (creating the file if need be)."""
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmark\n\n"
-    new = section(head, outcomes, resamples)
-    pattern = re.compile(r"^## Baselines\n.*?(?=^## |\Z)", re.S | re.M)
+    new = section(head, outcomes, resamples, title, raw)
+    pattern = re.compile(rf"^## {re.escape(title)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(text):
         text = pattern.sub(lambda _: new + "\n", text, count=1)
     else:

@@ -251,6 +251,16 @@ class Game:
         if state.step == OVER:
             self._score(state)
 
+    def settle(self) -> None:
+        """Score the current round once it was played to its end on its :class:`Round`
+        directly (a search's fast playout) rather than through :meth:`apply`."""
+        state = self._state
+        if state is None or state.step != OVER:
+            raise IllegalAction("round_not_over", "the current round has not ended")
+        if len(self.results) == len(self.rounds):
+            raise IllegalAction("round_not_over", "the current round is scored already")
+        self._score(state)
+
     def _score(self, state: Round) -> None:
         values = self.table.values
         hand_values = []

@@ -114,7 +114,8 @@ class Moves:
     leader: int
     rng: random.Random
     log: list[LogEntry]
-    private: list[tuple[int, int, tuple[int, ...]]]
+    #: per seat, what it drew this round: (log index, cards) for each of its draws
+    private: list[list[tuple[int, tuple[int, ...]]]]
     actions: list[tuple[int, Action]]
 
     @property
@@ -268,7 +269,7 @@ class Moves:
     def _penalty(self, seat: int, reason: str, catcher: int = -1) -> None:
         """``seat`` draws the Mau penalty, logged with its reason (and its catcher)."""
         cards = self._draw(seat, self.t.penalty_cards)
-        self.private.append((len(self.log), seat, cards))
+        self.private[seat].append((len(self.log), cards))
         self.log.append(("penalty", seat, len(cards), reason, catcher))
 
     def _check_play(self, seat: int, card: int, suit: int | None) -> None:
@@ -343,7 +344,7 @@ class Moves:
             self._reshuffle()
         card = stock.pop()
         self.hands[seat] |= 1 << card
-        self.private.append((len(self.log), seat, (card,)))
+        self.private[seat].append((len(self.log), (card,)))
         self.log.append(("draw", seat, 1))
         self.actions.append(SEATED_DRAWS[seat][1])
         if self.match >> card & 1:
@@ -413,7 +414,7 @@ class Moves:
 
     def _log_draw(self, kind: str, seat: int, cards: tuple[int, ...]) -> None:
         """Log a draw in public as a count; the cards go to the drawer's private log."""
-        self.private.append((len(self.log), seat, cards))
+        self.private[seat].append((len(self.log), cards))
         self.log.append((kind, seat, len(cards)))
 
     def _reshuffle(self) -> None:

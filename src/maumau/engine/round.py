@@ -159,7 +159,7 @@ class Round(Moves):
         r.out = -1
         r.rng = rng
         r.log = []
-        r.private = []
+        r.private = [[] for _ in range(r.n)]
         r.actions = []
         return r
 
@@ -189,11 +189,11 @@ class Round(Moves):
         r.rng = rng
         if history:
             r.log = self.log[:]
-            r.private = self.private[:]
+            r.private = [p[:] for p in self.private]
             r.actions = self.actions[:]
         else:
             r.log = []
-            r.private = []
+            r.private = [[] for _ in range(r.n)]
             r.actions = []
         return r
 

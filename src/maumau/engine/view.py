@@ -158,7 +158,7 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
         drawn=CARDS[state.drawn] if state.drawn >= 0 and seat == state.turn else None,
         catchable=state.catchable if state.catchable >= 0 else None,
         log=tuple(state.log),
-        my_draws=tuple((i, cards) for i, who, cards in state.private if who == seat),
+        my_draws=tuple(state.private[seat]) if seat is not None else (),
         out=state.out if over else None,
         hands=tuple(cards_of(h) for h in hands) if over else None,
         finished=game.finished,
@@ -227,7 +227,7 @@ def events_json(
     log = state.log
     if start >= len(log):
         return []
-    mine = {i: cards for i, who, cards in state.private if who == seat and i >= start}
+    mine = {i: cards for i, cards in state.private[seat] if i >= start} if seat is not None else {}
     out = [entry_json(log[i], mine.get(i)) for i in range(start, len(log))]
     if marks:
         for i, entry in enumerate(out, start):

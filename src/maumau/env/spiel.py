@@ -333,7 +333,9 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
             r.hands[seat] = hand
             i += need
         r.stock[:] = unseen[i:]
-        r.private[:] = [p for p in r.private if p[1] == player_id]
+        for seat in range(n):
+            if seat != player_id:
+                r.private[seat] = []
         core.history = None  # a sampled world is not a replay of the actions
         return state
 
