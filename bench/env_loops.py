@@ -16,7 +16,7 @@ import json
 import random
 import sys
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 Rate = dict[str, float]
 
@@ -72,6 +72,74 @@ def gymnasium_loop(env: Any, seed: int, seconds: float) -> Rate:
         episodes += 1
     spent = clock() - t0
     return {"steps_per_s": steps / spent, "steps": steps, "episodes": episodes, "seconds": spent}
+
+
+def null_env(wrapped: bool = True, obs_size: int = 364, actions: int = 145) -> Any:
+    """The floor of the AEC API: an environment that plays no game at all.  Two agents
+    take turns for 100 steps; each observation is a fresh vector of ``obs_size`` zeros
+    and a mask with 3 legal actions, as a card game's observation must be (fresh: an
+    agent may keep it).  ``wrapped``: under PettingZoo's three classic wrappers, as
+    ``maumau_v0.env()`` and PettingZoo's own classic games are."""
+    import numpy as np
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+
+    class NullEnv(AECEnv):  # type: ignore[misc]
+        metadata: ClassVar[dict[str, Any]] = {
+            "name": "null_v0",
+            "is_parallelizable": False,
+            "render_modes": [],
+        }
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            self.agents = self.possible_agents[:]
+            box = spaces.Box(0.0, 1.0, (obs_size,), np.float32)
+            mask = spaces.Box(0, 1, (actions,), np.int8)
+            self.observation_spaces = {
+                a: spaces.Dict({"observation": box, "action_mask": mask}) for a in self.agents
+            }
+            self.action_spaces = {a: spaces.Discrete(actions) for a in self.agents}
+
+        def observation_space(self, agent: str) -> Any:
+            return self.observation_spaces[agent]
+
+        def action_space(self, agent: str) -> Any:
+            return self.action_spaces[agent]
+
+        def reset(self, seed: int | None = None, options: Any = None) -> None:
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos: dict[str, Any] = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self.t = 0
+
+        def observe(self, agent: str) -> Any:
+            mask = np.zeros(actions, dtype=np.int8)
+            mask[[0, 1, 2]] = 1
+            return {"observation": np.zeros(obs_size, dtype=np.float32), "action_mask": mask}
+
+        def step(self, action: Any) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            self.t += 1
+            if self.t >= 100:
+                self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+            self.agent_selection = self.agents[self.t % 2]
+
+    if not wrapped:
+        return NullEnv()
+    inner = wrappers.TerminateIllegalWrapper(NullEnv(), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(inner))
 
 
 def rlcard_loop(name: str, seed: int, seconds: float) -> Rate:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from env_loops import Rate, gymnasium_loop, pettingzoo_loop
+from env_loops import Rate, gymnasium_loop, null_env, pettingzoo_loop
 
 HERE = Path(__file__).resolve().parent
 GOAL = 5.0  # times RLCard's uno environment loop
@@ -46,6 +46,9 @@ def ours(seconds: float, seed: int) -> dict[str, Rate]:
         "MauMauGym standard vs random": gymnasium_loop(
             MauMauGym(rules="standard", opponents=("random",)), seed, seconds
         ),
+        # the API's own cost: an environment that plays no game, same observation sizes
+        "null AEC env (no game), wrapped": pettingzoo_loop(null_env, seed, seconds),
+        "null AEC env (no game), raw": pettingzoo_loop(lambda: null_env(False), seed, seconds),
     }
 
 

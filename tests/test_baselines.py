@@ -4,6 +4,7 @@ known cases, the duplicate-deal seating, and a campaign of a few seconds."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,12 @@ def test_a_small_campaign_gives_the_same_outcomes_twice() -> None:
         assert o.points[o.order[0]] <= o.points[o.order[1]]
     text = section({"kinds": ["random", "easy", "normal"], "preset": "standard"}, first, 50)
     assert "| random vs easy | 4 |" in text
+    # each kind's thinking time, from the decisions the matches kept
+    assert all(sum(o.decisions) > 0 and len(o.seconds) == 2 for o in outcomes)
+    assert "### Time per decision" in text and "| random | 2 |" in text
+    # a results file from before times were kept reads, and shows no time table
+    old = [replace(o, decisions=(), seconds=()) for o in outcomes]
+    assert "Time per decision" not in section({"kinds": ["random", "easy"]}, old, 20)
     assert "### 4 seats" not in text
 
 
@@ -197,3 +204,34 @@ def test_a_resumed_run_plays_only_what_is_missing(tmp_path: Path) -> None:
     assert len(resumed) == 4
     assert "stopped before its end" not in doc.read_text()  # a run that ended says so
     assert "s of CPU" in doc.read_text()
+
+
+def test_chosen_tables_go_to_their_own_section(tmp_path: Path) -> None:
+    """``--table`` plays only the tables given, ``--section`` names where the figures
+    go; the other sections of the page stay as they were, and a bad table is refused."""
+    import baselines
+    from lab.baselines.store import read
+
+    out, doc = tmp_path / "strength.jsonl", tmp_path / "benchmark.md"
+    doc.write_text("# Benchmark\n\n## Speed\n\nfast\n\n## Baselines\n\nold\n")
+    args = ["--table", "random/easy", "--deals-2", "2", "--deals-4", "0", "--resamples", "20"]
+    title = "Strength: a test"
+    args += ["--section", title, "--out", str(out), "--doc", str(doc)]
+    assert baselines.main(args) == 0
+    _, outcomes = read(out)
+    assert {o.kinds for o in outcomes} == {("random", "easy")} and len(outcomes) == 4
+    text = doc.read_text()
+    assert "## Speed\n\nfast\n" in text and "## Baselines\n\nold\n" in text
+    assert f"## {title}\n" in text and "the tables played: `random/easy`." in text
+    assert f"--section '{title}'" in text  # the command that writes it again
+    assert "| random vs easy | 4 |" in text
+    # each kind's thinking time, from the decisions the matches kept
+    assert all(sum(o.decisions) > 0 and len(o.seconds) == 2 for o in outcomes)
+    assert "### Time per decision" in text and "| random | 2 |" in text
+    # a results file from before times were kept reads, and shows no time table
+    old = [replace(o, decisions=(), seconds=()) for o in outcomes]
+    assert "Time per decision" not in section({"kinds": ["random", "easy"]}, old, 20)
+    with pytest.raises(SystemExit):
+        baselines.main(["--table", "random/random", "--doc", str(doc)])
+    with pytest.raises(SystemExit):
+        baselines.main(["--table", "random/easy/normal", "--doc", str(doc)])

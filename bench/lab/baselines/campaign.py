@@ -13,7 +13,7 @@ from __future__ import annotations
 import multiprocessing
 import random
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from lab.baselines.agents import make_agent
@@ -36,6 +36,10 @@ class Outcome:
     #: the entries in finishing order, best first
     order: tuple[int, ...]
     rounds: int
+    #: per entry: its decisions in the match, and the seconds they took in all (empty
+    #: in results files written before these were kept)
+    decisions: tuple[int, ...] = ()
+    seconds: tuple[float, ...] = field(default=(), compare=False)  # (not reproducible)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +96,11 @@ def play_block(job: BlockJob) -> list[Outcome]:
         score = [0.0] * n
         points = [0] * n
         won = [0] * n
+        decisions = [0] * n
+        seconds = [0.0] * n
         for seat, entry in enumerate(entry_of_seat):
+            decisions[entry] = len(result.times[seat])
+            seconds[entry] = round(sum(result.times[seat]), 6)
             if seat in result.winners:
                 score[entry] = 1.0 / len(result.winners)
             points[entry] = sum(r.hand_values[seat] for r in game.results)
@@ -107,6 +115,8 @@ def play_block(job: BlockJob) -> list[Outcome]:
                 tuple(points),
                 finishing_order(score, points, won, rng),
                 result.rounds,
+                tuple(decisions),
+                tuple(seconds),
             )
         )
     return out

@@ -117,6 +117,28 @@ def four_seat_rows(outcomes: Sequence[Outcome], resamples: int) -> list[str]:
     return rows
 
 
+def time_rows(outcomes: Sequence[Outcome]) -> list[str]:
+    """Each kind's thinking time per decision (every decision it was asked for, the
+    forced ones included), by table size; none for results kept without times."""
+    made_of: dict[tuple[str, int], int] = defaultdict(int)
+    spent: dict[tuple[str, int], float] = defaultdict(float)
+    for o in outcomes:
+        for kind, made, seconds in zip(o.kinds, o.decisions, o.seconds, strict=False):
+            made_of[(kind, len(o.kinds))] += made
+            spent[(kind, len(o.kinds))] += seconds
+    if not spent:
+        return []
+    rows = [
+        "| kind | seats | decisions | ms per decision |",
+        "|---|---:|---:|---:|",
+    ]
+    for kind, seats in sorted(spent, key=lambda key: (key[1], key[0])):
+        made = made_of[(kind, seats)]
+        per = 1000 * spent[(kind, seats)] / made if made else 0.0
+        rows.append(f"| {kind} | {seats} | {made:,} | {per:.1f} |")
+    return rows
+
+
 def section(
     head: dict[str, Any],
     outcomes: Sequence[Outcome],
@@ -163,6 +185,17 @@ def section(
         lines += ["### Heads-up", "", *heads_up_rows(two, resamples), ""]
     if four:
         lines += ["### 4 seats", "", *four_seat_rows(four, resamples), ""]
+    timed = time_rows(outcomes)
+    if timed:
+        lines += [
+            "### Time per decision",
+            "",
+            "Thinking time as the match runner measured it (`perf_counter` around each "
+            "`choose`), on the machine below, while the campaign ran:",
+            "",
+            *timed,
+            "",
+        ]
     lines += [
         "Other kinds join with `--kinds`: `hard:N` (another budget), `lab-ismcts:N` (the "
         "research ISMCTS of `bench/lab/ismcts.py`), `ismcts:N`, OpenSpiel's own ISMCTS "

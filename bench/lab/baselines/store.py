@@ -57,6 +57,8 @@ def outcome_json(o: Outcome) -> dict[str, Any]:
         "points": list(o.points),
         "order": list(o.order),
         "rounds": o.rounds,
+        "decisions": list(o.decisions),
+        "seconds": list(o.seconds),
     }
 
 
@@ -99,6 +101,8 @@ def read(path: Path) -> tuple[dict[str, Any], list[Outcome]]:
                         tuple(int(p) for p in value["points"]),
                         tuple(int(e) for e in value["order"]),
                         int(value["rounds"]),
+                        tuple(int(d) for d in value.get("decisions", ())),
+                        tuple(float(t) for t in value.get("seconds", ())),
                     )
                 )
             except (KeyError, TypeError, ValueError) as exc:

@@ -147,7 +147,7 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a bitmask as :class:`Card` objects, canonical order."""
-    return tuple(CARDS[c] for c in iter_cards(mask))
+    return tuple(map(CARDS.__getitem__, iter_cards(mask)))
 
 
 def format_cards(cards: Iterable[int]) -> str:
