@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip ins
 
 from maumau.bots import Bot, make_bot  # noqa: E402
 from maumau.bots.match import play_match  # noqa: E402
-from maumau.engine import Game, IllegalAction, Rules, SeatView  # noqa: E402
+from maumau.engine import Game, IllegalAction, Play, Rules, SeatView  # noqa: E402
 from maumau.engine.actions import Action  # noqa: E402
 from maumau.env.rollout import EngineRolloutEvaluator  # noqa: E402
 from maumau.env.spiel import load_game  # noqa: E402
@@ -33,10 +33,16 @@ class Watched(Bot):
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         action = self.inner.choose(view, legal)
         self.decisions += 1
-        assert action in legal or (  # a catch-mode play without its call is legal too
+        # (in catch mode a play may leave out its due call: the same card, no call)
+        assert action in legal or (
             view.rules.mau_penalty == "catch"
-            and any(a.__class__ is action.__class__ for a in legal)
-        )
+            and isinstance(action, Play)
+            and action.call is None
+            and any(
+                isinstance(a, Play) and (a.card, a.suit) == (action.card, action.suit)
+                for a in legal
+            )
+        ), (action, legal)
         return action
 
 
@@ -127,3 +133,14 @@ def test_settle_scores_a_round_played_on_its_state_once() -> None:
     assert len(game.results) == 1 and sum(game.totals) == sum(game.results[0].hand_values)
     with pytest.raises(IllegalAction, match="scored already"):
         game.settle()
+
+
+def test_the_same_seed_plays_the_same_match() -> None:
+    """A bot's decisions follow from its seed (OpenSpiel's search is seeded from it)."""
+    rules = Rules.from_preset("standard")
+
+    def record() -> list[object]:
+        _, game = play_match([ismcts_agent(10, seed=8), make_bot("normal", 1)], rules, seed=2)
+        return list(game.round.actions)
+
+    assert record() == record()
