@@ -121,6 +121,10 @@ class SpielIsmctsBot(Bot):
             self.simulations,
             random_state=np.random.RandomState(rng.getrandbits(32)),
         )
+        # OpenSpiel's bot resamples with a sampler of its own that is not seeded (the
+        # same seed would not play the same match): ours is, from the bot's generator
+        sampler = random.Random(rng.getrandbits(63)).random
+        search.set_resampler(lambda s, player: s.resample_from_infostate(player, sampler))
         index = int(search.step(state))
         chosen = legal_indices(tuple(legal), seat, n, view.rules.mau_penalty == "catch").get(index)
         if chosen is None:
