@@ -98,6 +98,12 @@ def main(argv: list[str] | None = None) -> int:
         best = medians["maumau_v0 standard 2p"]
         verdict = "met" if best >= GOAL * uno else "not met"
         print(f"goal: maumau_v0 >= {GOAL:.0f}x RLCard's uno env loop: {verdict}")
+        floor = medians.get("null AEC env (no game), wrapped")
+        if floor:
+            print(
+                f"the AEC API's own floor (an environment that plays no game, wrapped as "
+                f"env() is): {floor / uno:.1f}x uno; maumau_v0 runs at {best / floor:.0%} of it"
+            )
     for name, error in info["peer_errors"].items():
         print(f"(peer {name} not measured: {error})", file=sys.stderr)
     if args.json:

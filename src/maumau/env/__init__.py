@@ -6,7 +6,9 @@ Install the optional extra (``pip install maumau[rl]``; OpenSpiel is ``open-spie
   no parallel API: the turn order changes with skips and reversals);
 * :mod:`maumau.env.gym` -- a Gymnasium single-agent wrapper whose other seats are our
   bots (``MauMauGym``, registered as ``maumau/MauMau-v0``);
-* :mod:`maumau.env.spiel` -- the OpenSpiel game ``python_maumau`` (``load_game``).
+* :mod:`maumau.env.spiel` -- the OpenSpiel game ``python_maumau`` (``load_game``);
+* :mod:`maumau.env.spiel_bot` -- OpenSpiel's ISMCTS bot as one of our bots
+  (``ismcts_agent``), to play our tables and matches.
 
 Every observation is built from one seat's :class:`~maumau.engine.SeatView` only
 (:mod:`maumau.env.encoding`); the action space is :mod:`maumau.env.actions`.  The
