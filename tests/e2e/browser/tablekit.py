@@ -16,6 +16,7 @@ import time
 import urllib.request
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import (
@@ -341,3 +342,16 @@ def box_of(locator: Locator, tries: int = 50) -> FloatRect:
             return box
         locator.page.wait_for_timeout(100)
     raise AssertionError(f"{locator} has no box")
+
+
+def shoot_sizes(page: Page, folder: Path, name: str) -> None:
+    """``page`` at each of :data:`SIZES` as ``<name>-<w>x<h>.png`` in ``folder``; the
+    page's own size afterwards."""
+    before = page.viewport_size
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.wait_for_timeout(200)  # (a resize lays the table out again)
+        page.screenshot(path=str(folder / f"{name}-{size['width']}x{size['height']}.png"))
+    if before is not None:
+        page.set_viewport_size(before)
+        page.wait_for_timeout(200)

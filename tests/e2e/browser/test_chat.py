@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
-from tablekit import SIZES, Table, make_table, watch
+from tablekit import SIZES, Table, make_table, shoot_sizes, watch
 from websockets.sync.client import connect
 
 QUIET = {"grace_seconds": None}
@@ -151,7 +151,9 @@ def test_a_muted_player_is_hidden_for_the_muter_only(
     anna.click('.opponent[data-seat="1"] .seat-menu-btn')
     expect(anna.locator("#seat-menu")).to_be_visible()
     expect(anna.locator("#mute-toggle")).to_have_text("Mute Bruno")
-    anna.screenshot(path=str(artifacts / "chat-seat-menu-1280x800.png"))
+    shoot_sizes(anna, artifacts, "chat-seat-menu")
+    if not anna.locator("#seat-menu").is_visible():  # (a resize may have closed it)
+        anna.click('.opponent[data-seat="1"] .seat-menu-btn')
     anna.click("#mute-toggle")
     expect(anna.locator('.opponent[data-seat="1"] .seat-menu-btn')).to_have_class(
         "seat-menu-btn muted"
@@ -209,8 +211,8 @@ def test_the_hosts_chat_off_is_shown_and_enforced_by_the_server(
         "The host has turned the chat off."
     )
     expect(bruno.locator("#chat-sheet #chat-form")).to_be_hidden()
-    bruno.screenshot(path=str(artifacts / "chat-off-390x844.png"))
-    anna.screenshot(path=str(artifacts / "chat-off-host-1280x800.png"))
+    shoot_sizes(bruno, artifacts, "chat-off")
+    shoot_sizes(anna, artifacts, "chat-off-host")
 
     # not only hidden: the server refuses a raw client's line with a code
     socket = trio.base.replace("http", "ws", 1) + f"/ws/{trio.game_id}"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, Page, Route, expect
-from tablekit import SIZES, call, pick_language
+from tablekit import SIZES, call, pick_language, shoot_sizes
 from test_home import FITS
 
 LANGUAGES = ("en", "de", "da", "sv")
@@ -124,7 +124,7 @@ def test_a_refusal_is_said_under_the_button(
     expect(error).to_contain_text("The server cannot save right now")
     link = page.locator("#play-now-table")
     expect(link).to_be_visible()
-    page.screenshot(path=str(artifacts / "play-now-error-390x844.png"))
+    shoot_sizes(page, artifacts, "play-now-error")
     page.unroute("**/api/games/*/start")
     link.click()
     expect(page.locator("#start-game")).to_be_visible()
