@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maumau.store.schema import chat_lines, chat_settings
@@ -99,12 +100,14 @@ async def settings(conn: AsyncConnection, game_id: str) -> ChatSettingsRow:
 
 
 async def set_settings(conn: AsyncConnection, game_id: str, chosen: ChatSettingsRow) -> None:
+    """Store the table's settings: one upsert, so two processes storing a table's first
+    settings at once both succeed (the later one's values stay)."""
     values = {"chat": chosen.chat, "spectators": chosen.spectators}
-    changed = await conn.execute(
-        update(chat_settings).where(chat_settings.c.game_id == game_id).values(**values)
+    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
+    statement = dialect_insert(chat_settings).values(game_id=game_id, **values)
+    await conn.execute(
+        statement.on_conflict_do_update(index_elements=[chat_settings.c.game_id], set_=values)
     )
-    if not changed.rowcount:
-        await conn.execute(insert(chat_settings).values(game_id=game_id, **values))
 
 
 async def notify(conn: AsyncConnection, origin: str, game_id: str, message: str) -> None:
