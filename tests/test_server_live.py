@@ -42,6 +42,7 @@ class Server:
         self.database_url = database_url
         self.options: list[str] = []  # more `maumau serve` options
         self.log: Path | None = None  # where its stderr goes (default: the test's)
+        self.stdout_too = False  # its standard output goes to the log as well
         self.port = free_port()
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -62,7 +63,8 @@ class Server:
         command += self.options
         stderr = None if self.log is None else self.log.open("ab")
         try:
-            self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+            stdout = stderr if self.stdout_too and stderr is not None else subprocess.DEVNULL
+            self.proc = subprocess.Popen(command, stdout=stdout, stderr=stderr)
         finally:
             if stderr is not None:
                 stderr.close()

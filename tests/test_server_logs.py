@@ -80,6 +80,7 @@ def test_a_game_logged_as_json_at_debug_level_shows_no_token(
     server = Server(tmp_path / "data")
     server.options = ["--log-level", "debug"]
     server.log = tmp_path / "serve.log"
+    server.stdout_too = True  # what it prints at the start is a JSON line too
     server.start()
     try:
         game_id, humans = set_up(server)
@@ -96,7 +97,8 @@ def test_a_game_logged_as_json_at_debug_level_shows_no_token(
     lines = [json.loads(line) for line in text.splitlines()]
     assert {"time", "level", "logger", "event"} <= set(lines[0])
     loggers = {line["logger"] for line in lines}
-    assert {"uvicorn.error", "uvicorn.access", "maumau.server"} <= loggers
+    assert {"uvicorn.error", "uvicorn.access", "maumau.server", "maumau.serve"} <= loggers
+    assert any(line["event"].startswith("games are kept in") for line in lines)
     assert any(line["level"] == "debug" for line in lines)
     access = [line for line in lines if line["logger"] == "uvicorn.access"]
     assert any(line["path"].startswith(f"/api/games/{game_id}") for line in access)

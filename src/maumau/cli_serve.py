@@ -188,10 +188,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
     raise_file_limit()
     where = "the database given by --database-url" if args.database_url else str(data_dir)
     host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Mau Mau: games are kept in {where}", flush=True)
-    print(f"Mau Mau: open http://{host}:{args.port}/ (Ctrl+C stops the server)", flush=True)
+    said = [
+        f"games are kept in {where}",
+        f"open http://{host}:{args.port}/ (Ctrl+C stops the server)",
+    ]
     if config.public_url:
-        print(f"Mau Mau: players open {config.public_url}/ (--public-url)", flush=True)
+        said.append(f"players open {config.public_url}/ (--public-url)")
+    for line in said:
+        # (a JSON log stays JSON all through: a journal reads standard output too)
+        if log_as == "json":
+            logging.getLogger("maumau.serve").info(line)
+        else:
+            print(f"Mau Mau: {line}", flush=True)
     app = create_app(config)
     config_ = uvicorn_config(app, args.host, args.port, args.log_level, config)
 
