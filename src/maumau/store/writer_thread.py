@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Protocol, TypeVar
 
-from sqlalchemy.engine import Connection, Result
+from sqlalchemy.engine import Connection, Dialect, Result
 
 if TYPE_CHECKING:
     from maumau.store.appender import SqliteAppender
@@ -63,6 +63,11 @@ class Immediate:
 
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
+
+    @property
+    def dialect(self) -> Dialect:
+        """The database's dialect, as ``AsyncConnection.dialect`` (for upserts)."""
+        return self.conn.dialect
 
     async def execute(self, statement: Any, parameters: Any = None) -> Result[Any]:
         return self.conn.execute(statement, parameters)
