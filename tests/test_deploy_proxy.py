@@ -224,9 +224,9 @@ def test_the_proxy_gives_up_idle_connections_before_the_game_server_closes_them(
     recipe: str, setting: str
 ) -> None:
     """A proxy that reuses an idle connection the game server is closing at that moment
-    gets an error: nginx counts the process as failed (with max_fails=1 it is left out
-    for 5 s, and with the other process restarting no process is left), Caddy answers a
-    POST with 502.  Each recipe's idle timeout towards the game server is shorter."""
+    gets an error: nginx and Caddy both answer a POST sent on it with 502 (neither sends
+    a POST again to another process).  Each recipe's idle timeout towards the game
+    server is shorter."""
     from maumau.cli_serve import uvicorn_config
 
     text = (DEPLOY / recipe).read_text()
