@@ -139,6 +139,17 @@ def time_rows(outcomes: Sequence[Outcome]) -> list[str]:
     return rows
 
 
+def about_of(kind: str) -> str:
+    """What ``kind`` is, with its budget when it has one (``hard:500``, ``ismcts:200``)."""
+    prefix, _, arg = kind.partition(":")
+    about = KINDS[prefix].about
+    if not arg.isdigit():
+        return about
+    if prefix == "hard":
+        about = about.split(", ")[0]  # (its default budget is not this one's)
+    return f"{about}, {int(arg):,} simulations per decision"
+
+
 def section(
     head: dict[str, Any],
     outcomes: Sequence[Outcome],
@@ -150,9 +161,8 @@ def section(
     two = [o for o in outcomes if len(o.kinds) == 2]
     four = [o for o in outcomes if len(o.kinds) == 4]
     kinds = head.get("kinds", [])
-    about = ", ".join(
-        f"`{k}` ({KINDS[k.partition(':')[0]].about})" for k in kinds if k.partition(":")[0] in KINDS
-    )
+    about = ", ".join(f"`{k}` ({about_of(k)})" for k in kinds if k.partition(":")[0] in KINDS)
+    main = title == "Baselines"  # the other sections refer to its explanations
     lines = [
         f"## {title}",
         "",
@@ -166,21 +176,26 @@ def section(
             else "heads-up plays every pair of kinds, 4-seat every set of four kinds."
         ),
         "",
-        "How the figures are made (`bench/lab/baselines/ratings.py`):",
-        "",
-        "- **win rate**: a match won counts 1, a shared win 1/k; the 95% interval is "
-        "Wilson's score interval over the matches;",
-        "- **mean points**: the points left in hand at the end of each round, summed over "
-        "the match (the penalty total; lower is better), with a 95% percentile bootstrap "
-        f"interval ({resamples} resamples) that resamples whole deal blocks, since the "
-        "matches of one deal share their cards;",
-        "- **Plackett-Luce strength**: from the 4-seat finishing orders (match score, then "
-        "fewer points, then more rounds won; a tie left is broken by a seeded coin), fitted "
-        "with Hunter's MM algorithm and scaled to sum 1 (the chance of finishing first "
-        "at a table of all kinds); the interval is a percentile bootstrap over deal blocks "
-        f"({min(resamples, PL_RESAMPLES)} refits).",
-        "",
     ]
+    if not main:
+        lines += ["The figures are made as in [Baselines](#baselines).", ""]
+    else:
+        lines += [
+            "How the figures are made (`bench/lab/baselines/ratings.py`):",
+            "",
+            "- **win rate**: a match won counts 1, a shared win 1/k; the 95% interval is "
+            "Wilson's score interval over the matches;",
+            "- **mean points**: the points left in hand at the end of each round, summed over "
+            "the match (the penalty total; lower is better), with a 95% percentile bootstrap "
+            f"interval ({resamples} resamples) that resamples whole deal blocks, since the "
+            "matches of one deal share their cards;",
+            "- **Plackett-Luce strength**: from the 4-seat finishing orders (match score, then "
+            "fewer points, then more rounds won; a tie left is broken by a seeded coin), fitted "
+            "with Hunter's MM algorithm and scaled to sum 1 (the chance of finishing first "
+            "at a table of all kinds); the interval is a percentile bootstrap over deal blocks "
+            f"({min(resamples, PL_RESAMPLES)} refits).",
+            "",
+        ]
     if two:
         lines += ["### Heads-up", "", *heads_up_rows(two, resamples), ""]
     if four:
@@ -196,15 +211,16 @@ def section(
             *timed,
             "",
         ]
-    lines += [
-        "Other kinds join with `--kinds`: `hard:N` (another budget), `lab-ismcts:N` (the "
-        "research ISMCTS of `bench/lab/ismcts.py`), `ismcts:N`, OpenSpiel's own ISMCTS "
-        "bot playing through the `python_maumau` registration (`maumau.env.spiel_bot`, "
-        "with the heuristic rollouts of `hard`) and `ismcts-random:N` (the same with "
-        "uniformly random rollouts); a kind that cannot be made here is skipped with the "
-        "reason.",
-        "",
-    ]
+    if main:
+        lines += [
+            "Other kinds join with `--kinds`: `hard:N` (another budget), `lab-ismcts:N` (the "
+            "research ISMCTS of `bench/lab/ismcts.py`), `ismcts:N`, OpenSpiel's own ISMCTS "
+            "bot playing through the `python_maumau` registration (`maumau.env.spiel_bot`, "
+            "with the heuristic rollouts of `hard`) and `ismcts-random:N` (the same with "
+            "uniformly random rollouts); a kind that cannot be made here is skipped with the "
+            "reason.",
+            "",
+        ]
     cpu = head.get("cpu_seconds")
     spent = "" if cpu is None else f", {cpu} s of CPU"
     if cpu is not None and "--resume" in str(head.get("command")):
