@@ -522,7 +522,7 @@ def test_another_users_database_is_refused(
     for path in (data, *data.iterdir()):
         os.chown(path, 65534, 65534)
     status, _, err = run(capsys, "admin", "tables", "--data-dir", str(data))
-    assert status == 2 and "belongs to the user" in err and "sudo -u" in err, err
+    assert status == 2 and "belongs to the user" in err and "runuser -u" in err, err
     status, _, err = run(capsys, "restore", "--from", str(backup), "--data-dir", str(data))
     assert status == 2 and "belongs to the user" in err, err
     assert {p.stat().st_uid for p in (data, *data.iterdir())} == {65534}

@@ -82,5 +82,5 @@ def check_owner(path: Path) -> None:
         name = str(owner)
     raise PermissionError(
         f"{target} belongs to the user {name}: run this as that user "
-        f"(sudo -u {name} maumau ...), so that the server can still open its database"
+        f"(runuser -u {name} -- maumau ...), so that the server can still open its database"
     )
