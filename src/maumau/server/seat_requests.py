@@ -50,11 +50,18 @@ MAX_OPEN = 4
 #: the most requests one connection may make (a loop of ask and withdraw would keep
 #: the host's prompt flickering)
 ASKS_PER_CONNECTION = 10
+#: the most ends of other processes' requests kept while their opens may still arrive
+#: (notices of two processes can arrive out of order)
+REMEMBERED_ENDS = 64
 
 #: why a request ended without a seat (the ``seat_request_ended`` reasons) or with one
 Ending = Literal["declined", "expired", "withdrawn", "seat_taken", "name_taken", "granted", "gone"]
 #: the reasons an asker is told
 _TOLD: tuple[Ending, ...] = ("declined", "expired", "withdrawn", "seat_taken", "name_taken")
+
+
+class ComputerSeats(Protocol):
+    def computer_seats(self) -> list[int]: ...
 
 
 class RequestsHost(Protocol):
@@ -64,6 +71,10 @@ class RequestsHost(Protocol):
     connections: set[Connection]
     clock: Callable[[], float]
     store: Store
+
+    @property
+    def stand_in(self) -> ComputerSeats:
+        """Which seats a computer plays now (the referee's stand-in)."""
 
 
 @dataclass(eq=False)
@@ -98,6 +109,9 @@ class OpenRequests:
         self.seconds = seconds
         self.open: dict[int, SeatRequest] = {}
         self.asks: dict[Connection, int] = {}
+        #: other processes' requests that ended before their open arrived here: id ->
+        #: until when an open for it is ignored (at most REMEMBERED_ENDS, oldest dropped)
+        self.ended: dict[int, float] = {}
 
     def of(self, conn: Connection) -> SeatRequest | None:
         """The open request of ``conn``, if it has one."""
@@ -182,15 +196,34 @@ class OpenRequests:
             log.warning("a request notice for table %s was unreadable", self.host.table.id)
             return
         if op == "open":
-            if number not in self.open and len(self.open) < MAX_OPEN:
+            # not if its end came first, nor for a seat no computer plays here now (its
+            # player came back meanwhile: the request is for nothing)
+            if (
+                number not in self.open
+                and self.ended.pop(number, 0.0) < self.host.clock()
+                and request.seat in self.host.stand_in.computer_seats()
+                and len(self.open) < MAX_OPEN
+            ):
                 self.start(request)
             return
         ended = self.open.get(number)
         reason = data.get("reason")
-        if ended is None or reason == "granted":  # (the asker's seat comes with the seats)
+        if ended is None:
+            self._remember_end(number)
+            return
+        if reason == "granted":  # (the asker's seat comes with the seats)
             return
         why: Ending = reason if reason in _TOLD else "gone"
         self.end(ended, why, tell_others=False)
+
+    def _remember_end(self, number: int) -> None:
+        """An end for a request not open here: its open may still be on the way."""
+        now = self.host.clock()
+        for old in [n for n, until in self.ended.items() if until < now]:
+            del self.ended[old]
+        while len(self.ended) >= REMEMBERED_ENDS:
+            del self.ended[next(iter(self.ended))]
+        self.ended[number] = now + self.seconds
 
     def bind(self) -> list[Connection]:
         """Hand each asker here whose request's token now holds a seat (a host at
