@@ -484,6 +484,40 @@ async def test_an_expired_or_withdrawn_announcement_is_not_current(tmp_path: Pat
 
 
 @pytest.mark.anyio
+async def test_old_notices_are_pruned_but_the_current_announcement_stays(
+    tmp_path: Path,
+) -> None:
+    """Every admin command leaves a row; rows older than ``NOTICE_DAYS`` go when the next
+    one is written, except the newest announcement (still shown until it expires or is
+    replaced) and the newest row (its id is where a running server reads on from)."""
+    from maumau.store import admin as sql
+
+    (tmp_path / "db").mkdir()
+    url = f"sqlite:///{tmp_path / 'db' / 'maumau.sqlite3'}"
+    await (await Store.open(url)).close()
+    engine = await sql.open_admin(url)
+    day = 86_400.0
+    try:
+        async with engine.begin() as conn:
+            await sql.add_notice(conn, "announce", "old news", 0.0, expires=day)
+            await sql.add_notice(conn, "announce", "kept: the newest announcement", 1.0)
+            for n in range(50):
+                await sql.add_notice(conn, "close", f"reason {n}", 2.0 + n, game_id=f"g{n}")
+            later = (sql.NOTICE_DAYS + 1) * day
+            await sql.add_notice(conn, "close", "now", later, game_id="g")
+            left = await sql.notices_after(conn, 0)
+            assert [n.text for n in left] == ["kept: the newest announcement", "now"]
+            shown = await sql.announcement(conn, later)
+            assert shown is not None and shown.text == "kept: the newest announcement"
+            assert await sql.last_notice(conn) == 53  # ids go on: none is used twice
+            await sql.add_notice(conn, "announce", "", later + 1)  # --clear
+            assert await sql.announcement(conn, later + 2) is None
+            assert await sql.last_notice(conn) == 54
+    finally:
+        await engine.dispose()
+
+
+@pytest.mark.anyio
 async def test_purge_keeps_a_game_whose_record_cannot_be_made(tmp_path: Path) -> None:
     from maumau.store import GameRow, SeatRow, StepRow
 

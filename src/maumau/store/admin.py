@@ -28,6 +28,9 @@ from maumau.store.urls import database_url, redact, sqlite_file
 MAX_TEXT = 500
 #: notices one read returns at most (a server reads again at once when it got this many)
 NOTICE_BATCH = 100
+#: notices older than this many days are removed when the next one is written (the
+#: servers read them within seconds; the newest announcement stays while it is shown)
+NOTICE_DAYS = 7
 LIVE = ("lobby", "playing")
 ENDED = ("finished", "closed")
 
@@ -158,7 +161,23 @@ async def add_notice(
         insert(admin_notices).returning(admin_notices.c.id),
         {"kind": kind, "game_id": game_id, "text": words, "created": now, "expires": expires},
     )
-    return int(result.scalar_one())
+    number = int(result.scalar_one())
+    # the old ones go, but not the newest announcement (shown until it expires or is
+    # replaced), nor this one: the newest id is where servers read on from, and SQLite
+    # would give a removed newest id to the next row
+    newest = (
+        select(func.max(admin_notices.c.id))
+        .where(admin_notices.c.kind == "announce")
+        .scalar_subquery()
+    )
+    await conn.execute(
+        delete(admin_notices).where(
+            admin_notices.c.created < now - NOTICE_DAYS * 86_400.0,
+            admin_notices.c.id != number,
+            admin_notices.c.id != func.coalesce(newest, 0),
+        )
+    )
+    return number
 
 
 def _notice(row: Any) -> Notice:
