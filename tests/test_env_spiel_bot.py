@@ -144,3 +144,24 @@ def test_the_same_seed_plays_the_same_match() -> None:
         return list(game.round.actions)
 
     assert record() == record()
+
+
+def test_the_searched_game_ends_where_the_real_one_does() -> None:
+    """Scoring by a number of deals: in the last deal, the searched state's game ends
+    with its round, as the real game will (the rounds before count, though only their
+    number is known)."""
+    from maumau.bots.rollout import heuristic_playout
+
+    rules = Rules.from_dict({"preset": "standard", "scoring": "deals", "deals": 2})
+    real = Game(rules, ["a", "b"])
+    real.deal(1)
+    heuristic_playout(real.round, random.Random(1).random)
+    real.settle()
+    real.deal(2)
+    view = real.view(real.to_move)
+    assert view.round == 1 and not real.finished
+    state = root_state(spiel_game(rules, 2), view, random.Random(3))
+    searched = state.core.game
+    heuristic_playout(searched.round, random.Random(2).random)
+    searched.settle()
+    assert searched.finished  # the second deal was the last

@@ -28,12 +28,13 @@ import random
 from collections.abc import Sequence
 
 import numpy as np
+import pyspiel
 from open_spiel.python.algorithms import ismcts
 
 from maumau.bots import Bot
 from maumau.bots.world import WorldSampler
 from maumau.engine import Action, Game, Rules, SeatView
-from maumau.engine.game import DealtRound
+from maumau.engine.game import DealtRound, RoundResult
 from maumau.env.actions import legal_indices
 from maumau.env.draws import Arranger
 from maumau.env.rollout import POLICIES, EngineRolloutEvaluator
@@ -49,8 +50,6 @@ def spiel_game(rules: Rules, players: int) -> MauMauGame:
     # (an unset limit is the scoring mode's default, which the rule set leaves unset too)
     options = {k: v for k, v in dataclasses.asdict(rules).items() if v is not None}
     options.pop("preset", None)
-    import pyspiel
-
     params = {"rules": "standard", "players": players, "options": json.dumps(options)}
     game: MauMauGame = pyspiel.load_game(GAME_NAME, params)
     return game
@@ -66,8 +65,12 @@ def root_state(game: MauMauGame, view: SeatView, rng: random.Random) -> MauMauSt
     played = Game(game.rules, list(view.players))
     played.totals = list(view.totals)
     played.rounds_won = list(view.rounds_won)
-    # earlier rounds are known by their number only (which seat leads the next one)
+    # earlier rounds are known by their number only: which seat leads the next one, and
+    # (scoring by deals) how many are left; their results are the score so far
     played.rounds = [DealtRound(0, None, world)] * (view.round + 1)
+    n = len(view.counts)
+    earlier = RoundResult(-1, (0,) * n, view.totals, view.rounds_won, ((),) * n)
+    played.results = [earlier] * view.round
     played._state = world
     state = game.new_initial_state()
     core = state.core
