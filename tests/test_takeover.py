@@ -20,6 +20,7 @@ from serverkit import (
     hello,
     join,
     make_client,
+    play_first_legal,
     receive_until,
     start,
 )
@@ -146,10 +147,12 @@ def test_a_friend_takes_over_a_bot_seat_and_plays_it(tmp_path: Path) -> None:
             )[-1]["game"]
             seat = lobby["seats"][1]
             assert (seat["name"], seat["kind"], seat["level"]) == ("Mia", "human", None)
-            # the host moves; then the newcomer moves from the seat
+            # the host moves (again while the turn stays: a draw keeps it, so does an
+            # Eight that skips the only other seat); then the newcomer moves from the seat
             host_state = receive_until(host, kind("state"))[-1]
             assert host_state["view"]["players"][1] == "Mia"
             move(host, host_state)
+            play_first_legal(host, 0, lambda m: m["type"] == "state" and m["view"]["to_move"] == 1)
             mine = receive_until(
                 friend,
                 lambda m: m["type"] == "state" and m["view"]["to_move"] == 1 and bool(m["legal"]),
