@@ -46,7 +46,7 @@ def _lab_ismcts(arg: str, seed: int) -> Bot:
     return IsmctsBot(seed, simulations=_budget("lab-ismcts", arg))
 
 
-#: the module another part of the project provides for OpenSpiel (``python_maumau``)
+#: the module that plays OpenSpiel's ISMCTS as a maumau bot (it needs pyspiel)
 SPIEL_MODULE = "maumau.env.spiel_bot"
 #: the function it offers: (simulations, seed, rollouts) -> a Bot
 SPIEL_FACTORY = "ismcts_agent"
@@ -63,7 +63,9 @@ def _spiel_ismcts(arg: str, seed: int, rollouts: str = "heuristic") -> Bot:
         ) from None
     factory = getattr(module, SPIEL_FACTORY, None)
     if factory is None:
-        raise AgentUnavailable(f"{SPIEL_MODULE} has no {SPIEL_FACTORY}(simulations, seed)")
+        raise AgentUnavailable(
+            f"{SPIEL_MODULE} has no {SPIEL_FACTORY}(simulations, seed, rollouts)"
+        )
     agent = factory(simulations, seed, rollouts)
     if not isinstance(agent, Bot):
         raise AgentUnavailable(f"{SPIEL_MODULE}.{SPIEL_FACTORY} did not return a maumau Bot")

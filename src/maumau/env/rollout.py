@@ -28,6 +28,13 @@ from maumau.env.session import MAX_STEPS
 POLICIES = ("random", "heuristic")
 
 
+def check_policy(policy: str, what: str = "policy") -> str:
+    """``policy`` if it is one of :data:`POLICIES`; else ``ValueError`` naming ``what``."""
+    if policy not in POLICIES:
+        raise ValueError(f"{what}: must be one of {', '.join(POLICIES)}, not {policy!r}")
+    return policy
+
+
 class EngineRolloutEvaluator:
     """OpenSpiel's evaluator interface (``evaluate``, ``prior``): the mean outcome of
     ``n_rollouts`` games played on from the state, and a uniform prior.
@@ -42,10 +49,8 @@ class EngineRolloutEvaluator:
     ) -> None:
         if n_rollouts < 1:
             raise ValueError(f"n_rollouts: must be at least 1, not {n_rollouts!r}")
-        if policy not in POLICIES:
-            raise ValueError(f"policy: must be one of {', '.join(POLICIES)}, not {policy!r}")
         self.n_rollouts = n_rollouts
-        self.policy = policy
+        self.policy = check_policy(policy)
         self.rng = random.Random(seed)
 
     def evaluate(self, state: Any) -> npt.NDArray[np.float64]:

@@ -37,7 +37,7 @@ from maumau.engine import Action, Game, Rules, SeatView
 from maumau.engine.game import DealtRound, RoundResult
 from maumau.env.actions import legal_indices
 from maumau.env.draws import Arranger
-from maumau.env.rollout import POLICIES, EngineRolloutEvaluator
+from maumau.env.rollout import EngineRolloutEvaluator, check_policy
 from maumau.env.spiel import GAME_NAME, MauMauGame, MauMauState
 
 #: OpenSpiel's default exploration constant for its ISMCTS examples
@@ -95,11 +95,9 @@ class SpielIsmctsBot(Bot):
         super().__init__(seed)
         if simulations < 1:
             raise ValueError(f"simulations: must be at least 1, not {simulations!r}")
-        if rollouts not in POLICIES:
-            raise ValueError(f"rollouts: must be one of {', '.join(POLICIES)}, not {rollouts!r}")
         self.simulations = simulations
         self.uct_c = uct_c
-        self.rollouts = rollouts
+        self.rollouts = check_policy(rollouts, "rollouts")
         self._games: dict[tuple[Rules, int], MauMauGame] = {}
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:

@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sqlalchemy import delete, func, insert, select, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from maumau.store.connect import upsert_into
 from maumau.store.schema import chat_lines, chat_settings
 
 CHANNEL = "maumau_chat"
@@ -103,8 +103,7 @@ async def set_settings(conn: AsyncConnection, game_id: str, chosen: ChatSettings
     """Store the table's settings: one upsert, so two processes storing a table's first
     settings at once both succeed (the later one's values stay)."""
     values = {"chat": chosen.chat, "spectators": chosen.spectators}
-    dialect_insert = postgresql.insert if conn.dialect.name == "postgresql" else sqlite.insert
-    statement = dialect_insert(chat_settings).values(game_id=game_id, **values)
+    statement = upsert_into(conn.dialect.name, chat_settings).values(game_id=game_id, **values)
     await conn.execute(
         statement.on_conflict_do_update(index_elements=[chat_settings.c.game_id], set_=values)
     )

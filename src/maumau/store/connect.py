@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Table, create_engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -32,6 +33,13 @@ SQLITE_PRAGMAS = (
 WAL_SWITCH_SECONDS = 5.0
 
 PG_CONNECT_TIMEOUT = 10.0  # seconds to wait for a PostgreSQL server to answer
+
+
+def upsert_into(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
+    """An INSERT into ``table`` that can say what a conflict does
+    (``on_conflict_do_nothing`` / ``on_conflict_do_update``), in ``dialect``'s SQL
+    (``"postgresql"``; otherwise SQLite's)."""
+    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
 
 
 def make_engine(url: str) -> AsyncEngine:

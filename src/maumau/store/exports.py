@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from maumau.store.connect import upsert_into
 from maumau.store.schema import exports
 
 
@@ -28,7 +28,6 @@ async def insert_exports(
     a game's documents never change."""
     if not documents:
         return
-    dialect_insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = dialect_insert(exports).on_conflict_do_nothing()
+    statement = upsert_into(dialect, exports).on_conflict_do_nothing()
     rows = [{"game_id": game_id, "kind": k, "body": body} for k, body in documents.items()]
     await conn.execute(statement, rows)
