@@ -43,10 +43,13 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``maumau serve`` on a fresh data directory; yields its base URL.  The browser
-    tests open many tables and sockets from one address quickly; the limits themselves
-    are tested in the server suites."""
+    tests open many tables and sockets from one address quickly, and leave some to play
+    on; the limits themselves are tested in the server suites."""
     raised = ["--tables-per-minute", "1000", "--live-tables-per-address", "1000"]
     raised += ["--messages-per-second", "1000", "--replays-per-minute", "1000"]
+    # (tables earlier tests left to their computer players count as unattended; with the
+    # default of two per address, a later test's table could be paused at once)
+    raised += ["--unattended-tables-per-address", "1000"]
     with serving(tmp_path_factory.mktemp("server-data"), *raised) as url:
         yield url
 
