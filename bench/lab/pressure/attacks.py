@@ -1,7 +1,9 @@
-"""The three attacks, each from one address (127.0.0.1) and bounded in time, run in a
-process of their own (``python -m lab.pressure.attacks PHASE ...`` from ``bench/``) so
-that their client work does not delay the measuring process.  Each prints its result
-as one JSON line.
+"""The attacks, each from one address (127.0.0.1; the chat's tables from a few more) and
+bounded in time, run in a process of their own (``python -m lab.pressure.attacks PHASE
+...`` from ``bench/``) so that their client work does not delay the measuring process.
+Each prints its result as one JSON line.  ``--url`` and ``--ws`` name a server process
+each (repeated for several: then the attack's clients, sockets or tables go to each in
+turn, half each of two).
 
 - ``replay``: ``--clients`` clients loop on ``GET /api/games/{id}/replay`` of the long
   finished game, reading every byte and throwing it away.
@@ -13,6 +15,8 @@ as one JSON line.
   refused (a ``closed`` message, a refused or timed-out handshake, a connection
   error) or ``--sockets`` are open; then hold them and probe ``GET /`` and
   ``/api/health`` once a second on new connections from the other address.
+- ``qr``, ``health``, ``info``: loops on one HTTP request (:mod:`lab.pressure.http_floods`).
+- ``hello``, ``chat``, ``ping``: WebSocket floods (:mod:`lab.pressure.socket_floods`).
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 import httpx
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from lab.pressure import http_floods, socket_floods
 from lab.pressure.observer import ATTACKER, OBSERVER, http_client, ws_connect
 
 clock = time.monotonic
@@ -48,13 +53,13 @@ def code_of(reply: httpx.Response) -> str:
 # --- (a) replays --------------------------------------------------------------------
 
 
-async def replay(url: str, game_id: str, seconds: float, clients: int) -> dict[str, Any]:
+async def replay(urls: list[str], game_id: str, seconds: float, clients: int) -> dict[str, Any]:
     deadline = clock() + seconds
     statuses: Counter[str] = Counter()
     durations: list[float] = []
     received = [0]
 
-    async def loop(client: httpx.AsyncClient) -> None:
+    async def loop(client: httpx.AsyncClient, url: str) -> None:
         while clock() < deadline:
             started = clock()
             try:
@@ -72,7 +77,7 @@ async def replay(url: str, game_id: str, seconds: float, clients: int) -> dict[s
                 await asyncio.sleep(0.1)  # a refusal: do not spin
 
     async with http_client(ATTACKER, 120.0) as client:
-        tasks = [asyncio.create_task(loop(client)) for _ in range(clients)]
+        tasks = [asyncio.create_task(loop(client, urls[i % len(urls)])) for i in range(clients)]
         await asyncio.sleep(max(0.0, deadline - clock()))
         for task in tasks:
             task.cancel()
@@ -90,21 +95,22 @@ async def replay(url: str, game_id: str, seconds: float, clients: int) -> dict[s
 # --- (b) bot-only tables ------------------------------------------------------------
 
 
-async def bots(url: str, seconds: float, tables: int, level: str) -> dict[str, Any]:
+async def bots(urls: list[str], seconds: float, tables: int, level: str) -> dict[str, Any]:
     deadline = clock() + seconds
-    running: list[str] = []
+    running: list[tuple[str, str]] = []  # (server, table)
     refused: str | None = None
     notes: Counter[str] = Counter()
     async with http_client(ATTACKER, 60.0) as client:
         while len(running) < tables and clock() < deadline and refused is None:
             try:
+                url = urls[len(running) % len(urls)]
                 refused = await one_bot_table(client, url, level, running, notes)
             except (httpx.HTTPError, ValueError, KeyError) as exc:
                 refused = f"error: {type(exc).__name__}"
         set_up = clock()
         await asyncio.sleep(max(0.0, deadline - clock()))
         status: Counter[str] = Counter()
-        for game_id in running:
+        for url, game_id in running:
             try:
                 reply = await client.get(f"{url}/api/games/{game_id}")
             except httpx.HTTPError as exc:
@@ -123,7 +129,11 @@ async def bots(url: str, seconds: float, tables: int, level: str) -> dict[str, A
 
 
 async def one_bot_table(
-    client: httpx.AsyncClient, url: str, level: str, running: list[str], notes: Counter[str]
+    client: httpx.AsyncClient,
+    url: str,
+    level: str,
+    running: list[tuple[str, str]],
+    notes: Counter[str],
 ) -> str | None:
     """Create, fill and start one bot-only table; the refusal, if any."""
     body = {"name": "Mallory", "options": BOT_OPTIONS, "settings": BOT_SETTINGS}
@@ -142,14 +152,16 @@ async def one_bot_table(
     started = await client.post(base + "/start", headers=auth)
     if started.status_code != 204:
         return f"start: {code_of(started)}"
-    running.append(game["game_id"])
+    running.append((url, game["game_id"]))
     return None
 
 
 # --- (c) idle sockets ---------------------------------------------------------------
 
 
-async def sockets(url: str, ws: str, game_id: str, seconds: float, limit: int) -> dict[str, Any]:
+async def sockets(
+    urls: list[str], wss: list[str], game_id: str, seconds: float, limit: int
+) -> dict[str, Any]:
     deadline = clock() + seconds
     conns: list[ClientConnection] = []
     closed: Counter[str] = Counter()  # how the server closed accepted sockets
@@ -173,6 +185,7 @@ async def sockets(url: str, ws: str, game_id: str, seconds: float, limit: int) -
     started = clock()
     while len(conns) < limit and clock() < deadline:
         try:
+            ws = wss[len(conns) % len(wss)]
             conn = await ws_connect(
                 f"{ws}/ws/{game_id}", ATTACKER, open_timeout=5, close_timeout=2, compression=None
             )
@@ -199,7 +212,7 @@ async def sockets(url: str, ws: str, game_id: str, seconds: float, limit: int) -
             tick = clock()
             for path, seen in probes.items():
                 try:
-                    seen[str((await client.get(url + path)).status_code)] += 1
+                    seen[str((await client.get(urls[0] + path)).status_code)] += 1
                 except httpx.HTTPError as exc:
                     seen[type(exc).__name__] += 1
             await asyncio.sleep(max(0.0, tick + 1.0 - clock()))
@@ -222,25 +235,65 @@ async def sockets(url: str, ws: str, game_id: str, seconds: float, limit: int) -
     }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+PHASES = ("replay", "bots", "sockets", "qr", "hello", "health", "chat", "ping", "info")
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("phase", choices=["replay", "bots", "sockets"])
-    parser.add_argument("--url", required=True)
-    parser.add_argument("--ws", required=True)
+    parser.add_argument("phase", choices=PHASES)
+    parser.add_argument("--url", action="append", required=True, help="a server (repeatable)")
+    parser.add_argument("--ws", action="append", required=True, help="its WebSocket base")
     parser.add_argument("--seconds", type=float, required=True)
-    parser.add_argument("--game-id", help="replay: the long game; sockets: the table")
-    parser.add_argument("--clients", type=int, default=10)
-    parser.add_argument("--tables", type=int, default=10)
-    parser.add_argument("--level", default="hard")
-    parser.add_argument("--sockets", type=int, default=2000)
+    parser.add_argument(
+        "--game-id", help="replay: the long game; sockets: the table; qr, hello, ping, "
+        "info: the victim table",
+    )  # fmt: skip
+    parser.add_argument("--clients", type=int, default=10, help="replay")
+    parser.add_argument("--tables", type=int, default=10, help="bots, chat")
+    parser.add_argument("--level", default="hard", help="bots")
+    parser.add_argument("--sockets", type=int, default=2000, help="sockets, hello")
+    parser.add_argument("--loops", type=int, default=4, help="qr, health, info")
+    parser.add_argument("--host-length", type=int, default=http_floods.HOST_LENGTH, help="qr")
     args = parser.parse_args(argv)
+    if len(args.url) != len(args.ws):
+        parser.error(f"one --ws for each --url: {len(args.url)} --url, {len(args.ws)} --ws")
+    needs_id = ("replay", "sockets", "qr", "hello", "ping", "info")
+    if args.phase in needs_id and not args.game_id:
+        parser.error(f"{args.phase} needs --game-id")
+    for name in ("clients", "tables", "sockets", "loops", "host_length"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name.replace('_', '-')} must be 1 or more")
+    return args
+
+
+def attack(args: argparse.Namespace) -> Coroutine[Any, Any, dict[str, Any]]:
+    """The attack ``args`` name, to be run."""
+    urls, wss, seconds, game_id = args.url, args.ws, args.seconds, args.game_id
+    match args.phase:
+        case "replay":
+            return replay(urls, game_id, seconds, args.clients)
+        case "bots":
+            return bots(urls, seconds, args.tables, args.level)
+        case "sockets":
+            return sockets(urls, wss, game_id, seconds, args.sockets)
+        case "qr":
+            return http_floods.qr(urls, game_id, seconds, args.loops, args.host_length)
+        case "health":
+            return http_floods.health(urls, seconds, args.loops)
+        case "info":
+            return http_floods.info(urls, game_id, seconds, args.loops)
+        case "hello":
+            return socket_floods.hello(wss, game_id, seconds, args.sockets)
+        case "chat":
+            return socket_floods.chat(urls, wss, seconds, args.tables)
+        case _:
+            return socket_floods.ping(wss, game_id, seconds)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse(argv)
     print(json.dumps({"started": True}), flush=True)  # the phase's window opens
-    if args.phase == "replay":
-        result = asyncio.run(replay(args.url, args.game_id, args.seconds, args.clients))
-    elif args.phase == "bots":
-        result = asyncio.run(bots(args.url, args.seconds, args.tables, args.level))
-    else:
-        result = asyncio.run(sockets(args.url, args.ws, args.game_id, args.seconds, args.sockets))
+    result = asyncio.run(attack(args))
     print(json.dumps(result), flush=True)
     return 0
 

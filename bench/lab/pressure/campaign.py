@@ -1,6 +1,7 @@
-"""One run: seed the database, start the server, start the observer, then each phase in
-turn (the attack in its own process), with the server's CPU, memory and open files
-sampled, and a settling pause after each until ``/api/health`` is fast again."""
+"""One run: seed the database, start the server (or, on PostgreSQL, two: see
+:mod:`lab.pressure.fleet`), start the observer, then each phase in turn (the attack in
+its own process), with the servers' CPU, memory and open files sampled, and a settling
+pause after each until ``/api/health`` is fast again."""
 
 from __future__ import annotations
 
@@ -19,13 +20,18 @@ from typing import Any
 import httpx
 
 from lab.paths import ROOT, portable
+from lab.pressure import fleet as fleets
 from lab.pressure import server as serving
+from lab.pressure.fleet import Fleet
 from lab.pressure.observer import OBSERVER, Observer, http_client
 from lab.pressure.stats import ratio, summary, within
 
 Say = Callable[[str], None]
 clock = time.monotonic
-PHASES = ("quiet", "replay", "sockets", "bots")
+#: every phase, in the default order (bots last: nothing stops a bot-only table)
+PHASES = (
+    "quiet", "replay", "sockets", "qr", "hello", "health", "chat", "ping", "info", "bots",
+)  # fmt: skip
 #: the seed of the long game: 8 random bots, 50 deals, 16,786 actions
 GAME_SEED = 3
 
@@ -33,12 +39,21 @@ GAME_SEED = 3
 @dataclass
 class Config:
     source: Path = ROOT
+    #: sqlite, or postgresql: a throwaway cluster and two server processes
+    database: str = "sqlite"
     phase_seconds: float = 25.0
     phases: tuple[str, ...] = PHASES
     replay_clients: int = 10
     bot_tables: int = 10
     bot_level: str = "hard"
     max_sockets: int = 2000
+    qr_loops: int = 4
+    host_length: int = 2300
+    hello_sockets: int = 32
+    #: None: 16 on SQLite, 64 on PostgreSQL
+    health_loops: int | None = None
+    chat_tables: int = 30
+    info_loops: int = 16
     game_seed: int = GAME_SEED
     #: the long game's options and seats (None: 50 deals, the most seats)
     game_options: dict[str, Any] | None = None
@@ -53,19 +68,22 @@ class Config:
 def run(config: Config, work: Path, say: Say = print) -> dict[str, Any]:
     """The whole run; its results (see :mod:`lab.pressure.report`)."""
     data_dir = work / "data"
-    say(f"seeding the long game with {portable(config.source)}'s store ...")
-    seeded = serving.seed(
-        config.source, data_dir, config.game_seed, config.game_options, config.game_seats
+    say(f"seeding the long game with {portable(config.source)}'s store ({config.database}) ...")
+    seed = {"game_seed": config.game_seed, "options": config.game_options}
+    seed["seats"] = config.game_seats
+    server, seeded = fleets.start(
+        config.source, data_dir, work / "server.log", config.database, seed
     )
     say(f"  {seeded['actions']:,} actions, {seeded['rounds']} rounds, {seeded['seats']} seats")
-    server = serving.start(config.source, data_dir, work / "server.log")
     say(
-        f"server on {server.url}, started with an open-file limit of {serving.nofile_given()}, "
-        f"runs with {server.nofile()}"
+        f"server on {', '.join(server.urls)}, started with an open-file limit of "
+        f"{serving.nofile_given()}, runs with {server.nofile()}"
     )
     result: dict[str, Any] = {
         "when": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "source": portable(config.source),
+        "database": config.database,
+        "servers": len(server.servers),
         "revision": serving.tree_revision(config.source),
         "machine": f"{platform.machine()}, {len(_cpus())} cores, "
         f"Python {platform.python_version()}",
@@ -80,6 +98,7 @@ def run(config: Config, work: Path, say: Say = print) -> dict[str, Any]:
         result["server_alive_at_end"] = server.alive()
         running = server.log_length()
         result["server_exit"] = server.stop()
+        result["server_exits"] = server.exits
         result["server_log"] = server.log_problems(0, running)
         result["server_log_at_stop"] = server.log_problems(running)
     add_ratios(result["phases"])
@@ -92,8 +111,8 @@ def _cpus() -> list[int]:
     return sorted(os.sched_getaffinity(0))
 
 
-async def phases(config: Config, server: serving.Server, game_id: str, say: Say) -> list[Any]:
-    observer = Observer(server.url, server.ws, config.think, config.health_hz)
+async def phases(config: Config, server: Fleet, game_id: str, say: Say) -> list[Any]:
+    observer = Observer(server.urls, server.wss, config.think, config.health_hz)
     watching = asyncio.create_task(observer.run())
     done: list[dict[str, Any]] = []
     try:
@@ -125,7 +144,7 @@ async def phases(config: Config, server: serving.Server, game_id: str, say: Say)
 
 
 async def one_phase(
-    name: str, config: Config, server: serving.Server, observer: Observer, game_id: str,
+    name: str, config: Config, server: Fleet, observer: Observer, game_id: str,
     target: str,
 ) -> dict[str, Any]:  # fmt: skip
     seconds = config.phase_seconds
@@ -139,13 +158,11 @@ async def one_phase(
         await asyncio.sleep(seconds)
         end = clock()
     else:
-        args = {
-            # (``=``: a table id may begin with "-")
-            "replay": [f"--game-id={game_id}", f"--clients={config.replay_clients}"],
-            "bots": [f"--tables={config.bot_tables}", f"--level={config.bot_level}"],
-            "sockets": [f"--game-id={target}", f"--sockets={config.max_sockets}"],
-        }[name]
+        victim = observer.game_id or target  # (the human table being played)
+        args = attack_args(name, config, game_id, target, victim)
         start, end, attack = await run_attack(name, server, seconds, args)
+        if attack is not None and name in VICTIM_PHASES:
+            attack["victim_is_the_table"] = victim == observer.game_id
     sampling.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await sampling
@@ -165,13 +182,44 @@ async def one_phase(
     }
 
 
+#: the attacks on the human table itself
+VICTIM_PHASES = ("qr", "hello", "ping", "info")
+
+
+def health_loops(config: Config) -> int:
+    """The ``health`` attack's loops: as configured, else 16 on SQLite, 64 on PostgreSQL."""
+    if config.health_loops is not None:
+        return config.health_loops
+    return 64 if config.database == "postgresql" else 16
+
+
+def attack_args(name: str, config: Config, game_id: str, target: str, victim: str) -> list[str]:
+    """The attack process's arguments after the servers and the seconds (``=``: a table
+    id may begin with "-")."""
+    return {
+        "replay": [f"--game-id={game_id}", f"--clients={config.replay_clients}"],
+        "bots": [f"--tables={config.bot_tables}", f"--level={config.bot_level}"],
+        "sockets": [f"--game-id={target}", f"--sockets={config.max_sockets}"],
+        "qr": [
+            f"--game-id={victim}", f"--loops={config.qr_loops}",
+            f"--host-length={config.host_length}",
+        ],
+        "hello": [f"--game-id={victim}", f"--sockets={config.hello_sockets}"],
+        "health": [f"--loops={health_loops(config)}"],
+        "chat": [f"--tables={config.chat_tables}"],
+        "ping": [f"--game-id={victim}"],
+        "info": [f"--game-id={victim}", f"--loops={config.info_loops}"],
+    }[name]  # fmt: skip
+
+
 async def run_attack(
-    name: str, server: serving.Server, seconds: float, args: list[str]
+    name: str, server: Fleet, seconds: float, args: list[str]
 ) -> tuple[float, float, dict[str, Any]]:
     """The attack process; (its window's start, its end, what it printed)."""
+    servers = [part for s in server.servers for part in ("--url", s.url, "--ws", s.ws)]
     command = [
-        sys.executable, "-m", "lab.pressure.attacks", name, "--url", server.url,
-        "--ws", server.ws, "--seconds", str(seconds), *args,
+        sys.executable, "-m", "lab.pressure.attacks", name, *servers,
+        "--seconds", str(seconds), *args,
     ]  # fmt: skip
     process = await asyncio.create_subprocess_exec(
         *command, cwd=ROOT / "bench", stdout=asyncio.subprocess.PIPE
@@ -198,7 +246,7 @@ async def run_attack(
 class Monitor:
     """The server's largest resident memory and open files during a phase."""
 
-    def __init__(self, server: serving.Server) -> None:
+    def __init__(self, server: Fleet) -> None:
         self.server = server
         self.rss: float | None = None
         self.fds: int | None = None

@@ -4,9 +4,16 @@ per-address limits aimed at the attacker (127.0.0.1) do not count them.
 
 Each seat plays the first legal action after a short think time; a move's round trip
 runs from sending the ``action`` until the mover's ``state`` whose ``ack`` is that
-action's id.  Between rounds every seat says ``ready``; when a game ends, the table
-starts a new one.  Every health poll opens a new connection, as a load balancer's
-check does, so a server that can no longer accept connections shows it.
+action's id.  The table deals the next round at once (``next_round_seconds`` 0: on
+PostgreSQL a ``ready`` said at one process was not seen at the other, and each round
+waited out the whole countdown, which is not what this measures); were it to wait, every
+seat says ``ready`` between rounds.  When a game ends, the table starts a new one.
+Every health poll opens a new connection, as a load balancer's check does, so a server
+that can no longer accept connections shows it.
+
+With several server processes (on PostgreSQL), the table is created at the first; its
+seats connect half to each, in order (two to the first, two to the second, of four),
+and the health polls go to each in turn.
 """
 
 from __future__ import annotations
@@ -34,13 +41,19 @@ MOVE_TIMEOUT = 60.0
 #: the game outlasts the run (a new table would have to connect in whatever phase
 #: the game ended)
 TABLE_OPTIONS: dict[str, Any] = {"scoring": "deals", "deals": 50}
+TABLE_SETTINGS: dict[str, Any] = {"next_round_seconds": 0}
 clock = time.monotonic
 
 
-def http_client(address: str, timeout: float, fresh: bool = False) -> httpx.AsyncClient:
+def http_client(
+    address: str, timeout: float, fresh: bool = False, connections: int | None = None
+) -> httpx.AsyncClient:
     """An HTTP client whose connections come from ``address`` (``fresh``: a new
-    connection for every request); no proxy from the environment."""
+    connection for every request; ``connections``: that many kept open, for as many
+    requests at once); no proxy from the environment."""
     limits = httpx.Limits(max_keepalive_connections=0) if fresh else httpx.Limits()
+    if connections is not None:
+        limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     transport = httpx.AsyncHTTPTransport(local_address=address, limits=limits)
     return httpx.AsyncClient(transport=transport, timeout=timeout, trust_env=False)
 
@@ -65,8 +78,13 @@ class Seat:
 class Observer:
     """The human table and the health poller, with every sample timestamped."""
 
-    def __init__(self, url: str, ws: str, think: float = 0.05, health_hz: float = 10.0) -> None:
-        self.url, self.ws, self.think, self.health_hz = url, ws, think, health_hz
+    def __init__(
+        self, urls: list[str], wss: list[str], think: float = 0.05, health_hz: float = 10.0
+    ) -> None:
+        self.urls, self.wss, self.think, self.health_hz = urls, wss, think, health_hz
+        self.url = urls[0]
+        #: the table being played (None before the first)
+        self.game_id: str | None = None
         self.health: list[Sample] = []
         self.moves: list[Sample] = []
         self.errors: list[tuple[float, str]] = []
@@ -103,7 +121,8 @@ class Observer:
         for tick in itertools.count():
             if self.stop.is_set():
                 break
-            task = asyncio.create_task(self.health_once(client))
+            url = self.urls[tick % len(self.urls)]
+            task = asyncio.create_task(self.health_once(client, url))
             pending.add(task)
             task.add_done_callback(pending.discard)
             # a fixed schedule: a slow answer does not delay the next poll
@@ -111,10 +130,10 @@ class Observer:
         if pending:
             await asyncio.wait(pending, timeout=HEALTH_TIMEOUT + 5)
 
-    async def health_once(self, client: httpx.AsyncClient) -> None:
+    async def health_once(self, client: httpx.AsyncClient, url: str) -> None:
         sent = clock()
         try:
-            reply = await client.get(self.url + "/api/health")
+            reply = await client.get(url + "/api/health")
         except httpx.TimeoutException:
             self.health.append(Sample(sent, INF))
             self.error("health: timeout")
@@ -137,6 +156,7 @@ class Observer:
                 try:
                     if game_id is None:
                         game_id = await self.new_table(client)
+                        self.game_id = game_id or self.game_id
                     stage = "play"
                     if game_id is not None and await self.play_table(client, game_id):
                         game_id = None  # over: the next game at a new table
@@ -148,7 +168,7 @@ class Observer:
 
     async def new_table(self, client: httpx.AsyncClient) -> str | None:
         """A table with four human seats, not started yet."""
-        body = {"name": "Ana", "options": TABLE_OPTIONS}
+        body = {"name": "Ana", "options": TABLE_OPTIONS, "settings": TABLE_SETTINGS}
         reply = await client.post(self.url + "/api/games", json=body)
         if reply.status_code != 201:
             self.error(f"table: create HTTP {reply.status_code}")
@@ -168,9 +188,10 @@ class Observer:
         """Connect the four seats (again), start the game if it is not, and play until
         it is over (True) or a socket is lost (False: the caller connects again)."""
         try:
-            for seat in self.seats:
+            for index, seat in enumerate(self.seats):
                 seat.ws = None
-                seat.ws = await ws_connect(f"{self.ws}/ws/{game_id}", OBSERVER, open_timeout=60)
+                ws = self.wss[index * len(self.wss) // len(self.seats)]
+                seat.ws = await ws_connect(f"{ws}/ws/{game_id}", OBSERVER, open_timeout=60)
                 await seat.ws.send(json.dumps({"type": "hello", "token": seat.token}))
             if not self.started:
                 headers = {"Authorization": f"Bearer {self.seats[0].token}"}
@@ -239,7 +260,8 @@ class Observer:
         if view["finished"]:
             return
         if view["step"] == "over":
-            if seat.ready_round != view["round"] and seat.number not in message["ready"]:
+            waits = message.get("next_round_at") is not None
+            if waits and seat.ready_round != view["round"] and seat.number not in message["ready"]:
                 seat.ready_round = view["round"]
                 assert seat.ws is not None
                 await seat.ws.send('{"type": "ready"}')

@@ -41,6 +41,34 @@ def allowed(phase: dict[str, Any]) -> str:
         return f"{attack['tables_started']} tables running (then: {then})"
     if name == "sockets":
         return f"{attack['open_1s_after']} sockets open (then: {attack['refused']})"
+    return flood(name, attack)
+
+
+def flood(name: str, attack: dict[str, Any]) -> str:
+    """What the server let one of the floods (qr, health, info, hello, chat, ping) do."""
+    closed = counts(attack.get("closed_by_server") or {})
+    if name in ("qr", "health", "info"):
+        return (
+            f"{attack['requests']:,} answers to {attack['loops']} loops: "
+            f"{counts(attack['classes']) or 'none'}"
+        )
+    if name == "hello":
+        return (
+            f"{attack['hellos_sent']:,} hellos on {attack['connections']:,} sockets: "
+            f"{counts(attack['replies']) or 'no answer'}; closed by the server: "
+            f"{closed or 'none'}"
+        )
+    if name == "chat":
+        refused = {k: v for k, v in attack["replies"].items() if not k.startswith("hello")}
+        return (
+            f"{attack['lines_accepted']:,} of {attack['lines_sent']:,} lines accepted at "
+            f"{attack['tables']} tables; refused: {counts(refused) or 'none'}"
+        )
+    if name == "ping":
+        return (
+            f"{attack['pongs']:,} of {attack['pings_sent']:,} pings answered; closed by "
+            f"the server: {closed or 'none'}"
+        )
     return "-"
 
 
@@ -85,6 +113,10 @@ def details(phase: dict[str, Any]) -> str:
             f"{counts(attack['closed_by_server']) or 'none'}; while they were open "
             f"(new connections from the other address, once a second): {probes}"
         )
+    if name in FLOODS and attack and "failed" not in attack:
+        out.append(
+            ", ".join(f"{key} {_plain(value)}" for key, value in attack.items() if value != {})
+        )
     log = phase.get("server_log")
     if log and (log["errors"] or log["tracebacks"]):
         ends = counts(dict(log["exceptions"])) or "none"
@@ -93,6 +125,14 @@ def details(phase: dict[str, Any]) -> str:
             f"(ending in {ends})"
         )
     return "; ".join(out)
+
+
+#: the phases whose attack's figures :func:`details` lists as they are
+FLOODS = ("qr", "health", "info", "hello", "chat", "ping")
+
+
+def _plain(value: Any) -> str:
+    return counts(value) if isinstance(value, dict) else str(value)
 
 
 def errors(phase: dict[str, Any]) -> str:
@@ -124,6 +164,15 @@ def header(result: dict[str, Any]) -> list[str]:
     at_stop = result.get("server_log_at_stop", {})
     return [
         f"{result['when']}, tree {result['source']} at {result['revision']}; {result['machine']}",
+        f"database {result.get('database', 'sqlite')}, {result.get('servers', 1)} server "
+        "process(es)"
+        + (
+            "; the human table is created at the first, two of its seats connect to each, "
+            "health polls go to each in turn, every attack's loops, sockets or tables go "
+            "half to each (the ping flood to the second)"
+            if result.get("servers", 1) > 1
+            else ""
+        ),
         f"server RLIMIT_NOFILE (soft, hard): started with {result['nofile_given']}, "
         f"ran with {result['nofile']}; phases of "
         f"{config['phase_seconds']:g} s; times in ms; p99 x quiet: the phase's p99 over the "

@@ -1,11 +1,13 @@
 """The longest game the server allows, built with the engine and written into a server's
-SQLite database before that server starts (the server never plays it).
+database (an SQLite file, or a PostgreSQL database by its URL) before that server starts
+(the server never plays it).
 
 Run with the Python of the tree under test, so that the game is written by that tree's
-own store (``uv run --project DIR python -m lab.pressure.seed --db FILE``, from
-``bench/``).  It imports only what every tree since the store's first revision has:
-:class:`maumau.store.Store` (``create_game``, ``append``, ``set_status``), its rows,
-the engine's :class:`~maumau.engine.Game`, the bots and the record form of an action.
+own store (``uv run --project DIR python -m lab.pressure.seed --db FILE``, or ``--url
+postgresql://...``, from ``bench/``).  It imports only what every tree since the store's
+first revision has: :class:`maumau.store.Store` (``create_game``, ``append``,
+``set_status``), its rows, the engine's :class:`~maumau.engine.Game`, the bots and the
+record form of an action.
 The steps are those the server writes itself (``maumau.server.table``): a deal step
 holds ``{seed, salt, commitment}``, an action step ``done.to_json(seat)``.
 
@@ -85,15 +87,15 @@ def build(options: dict[str, Any], seed: int, seats: int | None = None) -> Built
     return Built(names, dict(options), steps, len(game.rounds), actions)
 
 
-async def write(db: Path, built: Built, game_id: str) -> None:
-    """Store ``built`` as a finished game ``game_id`` in the SQLite file ``db`` (made and
-    migrated by the store if new)."""
+async def write(db: Path | str, built: Built, game_id: str) -> None:
+    """Store ``built`` as a finished game ``game_id`` in the SQLite file ``db``, or the
+    database at the URL ``db`` (a string), made and migrated by the store if new."""
     from maumau.store import GameRow, SeatRow, StepRow, Store, sqlite_url
 
     now = time.time()
     seats = tuple(SeatRow(i, name, "bot", "random", None) for i, name in enumerate(built.names))
     row = GameRow(game_id, "playing", built.options, {}, 0, seats, now, now)
-    store = await Store.open(sqlite_url(db))
+    store = await Store.open(db if isinstance(db, str) else sqlite_url(db))
     try:
         await store.create_game(row)
         for start in range(0, len(built.steps), BATCH):
@@ -105,7 +107,7 @@ async def write(db: Path, built: Built, game_id: str) -> None:
         await store.close()
 
 
-def seed_database(db: Path, game_id: str, seed: int = 3, seats: int | None = None,
+def seed_database(db: Path | str, game_id: str, seed: int = 3, seats: int | None = None,
                   options: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Build and store the game; what the JSON line says."""
     started = time.perf_counter()
@@ -126,13 +128,15 @@ def seed_database(db: Path, game_id: str, seed: int = 3, seats: int | None = Non
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--db", type=Path, required=True, help="the server's SQLite file")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--db", type=Path, help="the server's SQLite file")
+    where.add_argument("--url", help="or its database's URL (postgresql://...)")
     parser.add_argument("--game-id", default="pressure-replay-01")
     parser.add_argument("--seed", type=int, default=3, help="3: 16,786 actions")
     parser.add_argument("--seats", type=int, help="default: the most the rules allow")
     parser.add_argument("--options", type=json.loads, help="rule options as JSON")
     args = parser.parse_args(argv)
-    result = seed_database(args.db, args.game_id, args.seed, args.seats, args.options)
+    result = seed_database(args.db or args.url, args.game_id, args.seed, args.seats, args.options)
     print(json.dumps(result), flush=True)
     return 0
 

@@ -1,5 +1,7 @@
 """The tree under test: its Python, its database seeded with the long game, and its
-``maumau serve`` started as a service would be (a file-descriptor limit of 1024)."""
+``maumau serve`` started as a service would be (a file-descriptor limit of 1024), on
+its data directory's SQLite file or on a database URL (several processes may share a
+PostgreSQL database and one log file: :mod:`lab.pressure.fleet`)."""
 
 from __future__ import annotations
 
@@ -61,13 +63,14 @@ def tree_revision(source: Path) -> str:
 
 
 def seed(source: Path, data_dir: Path, game_seed: int, options: dict[str, Any] | None,
-         seats: int | None) -> dict[str, Any]:  # fmt: skip
-    """Write the long finished game into ``data_dir``'s database with the tree's own
-    store (``lab.pressure.seed`` run by the tree's Python); what it printed."""
+         seats: int | None, database_url: str | None = None) -> dict[str, Any]:  # fmt: skip
+    """Write the long finished game into ``data_dir``'s database (or the one at
+    ``database_url``) with the tree's own store (``lab.pressure.seed`` run by the tree's
+    Python); what it printed."""
     data_dir.mkdir(parents=True, exist_ok=True)
+    where = ["--url", database_url] if database_url else ["--db", str(data_dir / "maumau.sqlite3")]
     command = [
-        *tree_python(source), "-m", "lab.pressure.seed",
-        "--db", str(data_dir / "maumau.sqlite3"), "--seed", str(game_seed),
+        *tree_python(source), "-m", "lab.pressure.seed", *where, "--seed", str(game_seed),
     ]  # fmt: skip
     if options is not None:
         command += ["--options", json.dumps(options)]
@@ -191,15 +194,19 @@ def _distinct(lines: list[str]) -> list[tuple[str, int]]:
     return sorted(seen.items(), key=lambda kv: -kv[1])[:12]
 
 
-def start(source: Path, data_dir: Path, log: Path, timeout: float = 90.0) -> Server:
+def start(source: Path, data_dir: Path, log: Path, timeout: float = 90.0,
+          database_url: str | None = None) -> Server:  # fmt: skip
     """``maumau serve`` of the tree at ``source`` on a free port of 127.0.0.1 with its
-    default limits, until ``/api/health`` answers 200."""
+    default limits (on ``database_url`` if given), until ``/api/health`` answers 200.
+    Its output goes to the end of ``log``, which other servers may share."""
     port = free_port()
     command = [
         *tree_python(source), "-m", "maumau", "serve", "--host", "127.0.0.1",
         "--port", str(port), "--data-dir", str(data_dir), "--log-level", "warning",
     ]  # fmt: skip
-    with log.open("wb") as out:
+    if database_url:
+        command += ["--database-url", database_url]
+    with log.open("ab") as out:
         process = subprocess.Popen(
             command, stdout=out, stderr=subprocess.STDOUT, cwd=source,
             preexec_fn=_limit_files, start_new_session=True,
