@@ -31,16 +31,14 @@ HOST_LENGTH = 2300
 
 
 def long_host(length: int) -> str:
-    """A host name of exactly ``length`` characters (labels of at most 63)."""
+    """A host name of exactly ``length`` characters: labels of at most 63 letters,
+    a dot after each 63rd, never a dot at the end."""
     if length < 1:
         raise ValueError(f"a host name has at least 1 character, not {length}")
-    labels, left = [], length
-    while left > 0:
-        label = min(63, left)
-        labels.append("h" * label)
-        left -= label + 1  # (the dot before the next label)
-    name = ".".join(labels)
-    return name[:length]
+    name = "".join("." if i % 64 == 63 else "h" for i in range(length))
+    if name.endswith("."):  # (the last label a letter long)
+        name = name[:-2] + ".h"
+    return name
 
 
 def status_class(status: str) -> str:
