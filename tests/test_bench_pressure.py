@@ -213,10 +213,15 @@ def test_the_comparison_puts_two_runs_side_by_side(
         "5.0 (1.0x) | no answer (no answer) | 15.0 (1.5x) |"
     )
     assert rows[-1].startswith("| bots | 5.0 (1.0x) | not run | 2,000 (200x) | not run |")
+    assert "not alike" not in text
     out = tmp_path / "compare.md"
     code = cli.main(["--compare", str(tmp_path / "before.json"), str(tmp_path / "after.json"),
                      "--markdown", str(out)])  # fmt: skip
     assert code == 0 and out.read_text() == text == capsys.readouterr().out
+    after["database"], after["phases"][1]["moves"]["p50_ms"] = "postgresql", None
+    text = compare(before, after)
+    assert "- **not alike**: database sqlite before, postgresql after" in text
+    assert "| replay | 5.0 (1.0x) | - |" in text
 
 
 def test_the_comparison_refuses_what_is_not_a_run(

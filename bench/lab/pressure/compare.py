@@ -40,6 +40,8 @@ def cell(result: dict[str, Any], name: str, figure: str, pct: str) -> str:
     if phase is None:
         return "not run"
     value = phase[figure][f"{pct}_ms"]
+    if value is None:
+        return "-"  # (no sample in the phase)
     quiet = phases.get("quiet")
     base = None if quiet is None else quiet[figure][f"{pct}_ms"]
     return f"{show_ms(value)} ({show_ratio(ratio(value, base))})"
@@ -55,6 +57,24 @@ def describe(label: str, result: dict[str, Any]) -> str:
     )
 
 
+def differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """A warning line for each way in which the two runs are not alike."""
+
+    def sides(result: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "database": result.get("database", "sqlite"),
+            "machine": result.get("machine"),
+            "phase seconds": result.get("config", {}).get("phase_seconds"),
+        }
+
+    was, now = sides(before), sides(after)
+    return [
+        f"- **not alike**: {what} {was[what]} before, {now[what]} after"
+        for what in was
+        if was[what] != now[what]
+    ]
+
+
 def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
     """The markdown: who is who, then the table (phases in the order they ran)."""
     names = [phase["name"] for phase in before["phases"]]
@@ -66,6 +86,7 @@ def compare(before: dict[str, Any], after: dict[str, Any]) -> str:
         f"- {describe('before', before)}",
         f"- {describe('after', after)}",
         "- times in ms; in brackets, the figure over the same run's quiet phase's",
+        *differences(before, after),
         "",
         "| " + " | ".join(columns) + " |",
         "|---|" + "---:|" * (len(columns) - 1),
