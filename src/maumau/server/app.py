@@ -27,6 +27,7 @@ from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
+from maumau.server.invites import Invites
 from maumau.server.limits import AddressLimiter
 from maumau.server.metrics import Counts
 from maumau.server.metrics_server import observing, registry_of
@@ -109,6 +110,7 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.state.metrics = metrics = Counts()
     app.state.registry = registry_of(app)
     app.state.readiness = probes.Readiness()
+    app.state.invites = Invites(config.qr_codes_per_minute)
     app.state.shell = shell.Shell.of(config.web_dir)
 
     @app.exception_handler(ServerError)

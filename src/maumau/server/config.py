@@ -63,6 +63,9 @@ class ServerConfig:
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
+    #: QR codes of invite links not made yet that one client address may ask for per
+    #: minute (:mod:`maumau.server.invites`; a code made once is kept and free)
+    qr_codes_per_minute: float = 30.0
     #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
     #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
     #: connections are not capped per address (the proxy's own limits are)

@@ -23,6 +23,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "too_many_connections": (429, "this address or table has as many connections as allowed"),
     "hello_timeout": (408, "no hello came in time after the connection opened"),
     "bad_origin": (403, "a WebSocket from another site's page is refused"),
+    "bad_host": (400, "the Host header is no host name or address with an optional port"),
     # who you are
     "bad_token": (403, "the token is not one of this table's seat tokens"),
     "seat_removed": (410, "the seat this token held was removed from the table"),
