@@ -17,6 +17,7 @@ from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.invites import Invites, check_exists
 from maumau.server.limits import address_key
+from maumau.server.probes import Readiness
 from maumau.server.protocol import (
     AddBot,
     BotAdded,
@@ -29,7 +30,6 @@ from maumau.server.protocol import (
     SeatGranted,
 )
 from maumau.server.table import invite_of
-from maumau.store import StoreError
 
 router = APIRouter()
 
@@ -57,11 +57,9 @@ def bearer(authorization: str | None) -> str | None:
 @router.get("/api/health", response_model=Health, tags=["server"])
 async def health(request: Request) -> Health | JSONResponse:
     hub = hub_of(request)
-    try:
-        await hub.store.check()
-        database = "ok"
-    except StoreError:
-        database = "unavailable"
+    # the readiness probe's database check, shared and kept a second (maumau.server.probes)
+    readiness: Readiness = request.app.state.readiness
+    database = "ok" if (await readiness.current(hub))["database"] == "ok" else "unavailable"
     body = Health(
         status="ok" if database == "ok" else "degraded",
         database=database,  # type: ignore[arg-type]
