@@ -48,6 +48,9 @@ class ServerConfig:
     #: seconds from a connection's start, or a request's first byte, until the
     #: request's headers are complete (``maumau serve``'s HTTP protocol)
     header_seconds: float = 10.0
+    #: seconds from a request's headers until its body is complete (``maumau serve``'s
+    #: HTTP protocol; then 408)
+    body_seconds: float = 10.0
     #: tables (in the lobby or being played) one client address may have open at once
     #: (then ``POST /api/games`` is refused with ``too_many_live_tables``)
     live_tables_per_address: int = 20
