@@ -24,7 +24,7 @@ from maumau.server import notices, probes, routes, shell, sockets
 from maumau.server.admission import Admission
 from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
+from maumau.server.errors import ServerError, bounded
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
 from maumau.server.invites import Invites
@@ -149,7 +149,8 @@ def create_app(config: ServerConfig | None = None) -> App:
 
 
 def _error(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    body = {"error": {"code": code, "message": bounded(message)}}
+    return JSONResponse(body, status_code=status)
 
 
 class BodyLimit:
