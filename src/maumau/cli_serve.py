@@ -71,7 +71,7 @@ def add_commands(commands: Any) -> None:
         type=count,
         default=64,
         metavar="N",
-        help="WebSockets one client address (IPv6: its /64) may hold open at once (default 64)",
+        help="WebSockets one client address (IPv6: its /56) may hold open at once (default 64)",
     )
     serve.add_argument(
         "--connections-per-table",

@@ -38,7 +38,7 @@ class ServerConfig:
     send_queue: int = 512
     #: seconds a WebSocket has to say hello after it opened (then ``hello_timeout``)
     hello_seconds: float = 10.0
-    #: WebSockets one client address (an IPv6 client: its /64) may hold open at once
+    #: WebSockets one client address (an IPv6 client: its /56) may hold open at once
     connections_per_address: int = 64
     #: WebSockets one table may have open at once, players and spectators
     connections_per_table: int = 100
