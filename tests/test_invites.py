@@ -148,3 +148,14 @@ def test_a_table_not_in_memory_is_not_loaded(tmp_path: Path) -> None:
     assert reply.status_code == 200
     assert reply.content == qr_svg(f"http://testserver/g/{game_id}")
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "unknown_game"
+
+
+def test_maumau_serve_sets_the_limit() -> None:
+    from maumau.cli import build_parser
+    from maumau.cli_serve_options import budget_settings
+
+    args = build_parser().parse_args(["serve", "--qr-codes-per-minute", "5"])
+    assert budget_settings(args)["qr_codes_per_minute"] == 5.0
+    assert budget_settings(build_parser().parse_args(["serve"]))["qr_codes_per_minute"] == (
+        ServerConfig().qr_codes_per_minute
+    )

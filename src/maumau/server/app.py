@@ -84,6 +84,7 @@ def create_app(config: ServerConfig | None = None) -> App:
         store = await Store.open(config.url)
         hub = Hub(store, config, metrics=app.state.metrics)
         app.state.hub = hub
+        app.state.invites = Invites(config.qr_codes_per_minute)  # (its codes, kept)
         resumed = await hub.resume()
         if resumed:
             log.info("resumed %d unfinished table(s)", resumed)
@@ -110,7 +111,6 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.state.metrics = metrics = Counts()
     app.state.registry = registry_of(app)
     app.state.readiness = probes.Readiness()
-    app.state.invites = Invites(config.qr_codes_per_minute)
     app.state.shell = shell.Shell.of(config.web_dir)
 
     @app.exception_handler(ServerError)
