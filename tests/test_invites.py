@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from maumau.server.app import create_app
 from maumau.server.clients import MAX_HOST, valid_host
 from maumau.server.config import ServerConfig
+from maumau.server.errors import ServerError
 from maumau.server.invites import MAX_LINK, Invites
 from maumau.server.replays import qr_svg
 from serverkit import TEST_LIMITS, create_table
@@ -128,6 +129,20 @@ def test_the_cache_keeps_the_latest_codes() -> None:
         # asked for at once: made once
         both = await asyncio.gather(ask(invites, "d"), ask(invites, "d"))
         assert both == [b"d", b"d"] and made.count("d") == 1
+
+    asyncio.run(run())
+
+
+def test_a_link_too_long_for_a_qr_code_is_a_refusal() -> None:
+    async def run() -> None:
+        invites = Invites(1000.0)
+        with pytest.raises(ServerError) as refused:
+            await invites.qr("https://x.example/g/" + "x" * 2400, "192.0.2.1")
+        assert refused.value.code == "bad_host"
+        invites.make = lambda link: qr_svg(link + "x" * 2400)  # past segno's largest code
+        with pytest.raises(ServerError) as refused:
+            await invites.qr("https://x.example/g/abc", "192.0.2.1")
+        assert refused.value.code == "bad_host" and not invites.codes
 
     asyncio.run(run())
 

@@ -20,6 +20,8 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Callable
 
+import segno
+
 from maumau.server.clients import MAX_HOST
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
@@ -73,7 +75,10 @@ class Invites:
 
     async def _made(self, link: str) -> bytes:
         async with self.turn:
-            code = await asyncio.to_thread(self.make, link)
+            try:
+                code = await asyncio.to_thread(self.make, link)
+            except segno.DataOverflowError:  # (never: MAX_LINK fits; a refusal all the same)
+                raise ServerError("bad_host", "the invite link is too long for a QR code") from None
         self.made += 1
         self.codes[link] = code
         while len(self.codes) > self.size:
