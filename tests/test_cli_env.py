@@ -88,3 +88,42 @@ def test_a_new_table_id_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch
     assert seating.new_game_id() == "Kb3xYz0-Ab3xYz0_"
     args = parsed(["admin", "close", "--", "-Ab3xYz0-Ab3xYz0"], {})
     assert args.game_id == "-Ab3xYz0-Ab3xYz0"
+
+
+def test_an_unknown_variable_is_refused_naming_the_closest(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A misspelt variable, ignored, left the setting unset: behind a proxy, every
+    client shared the proxy's address and its limits."""
+    monkeypatch.setenv("MAUMAU_TRUSTED_PROXIES", "127.0.0.1")
+    for command in (["serve"], ["backup", "--to", "copy.sqlite3"], ["admin", "tables"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert "MAUMAU_TRUSTED_PROXIES is no setting" in err
+        assert "did you mean MAUMAU_TRUSTED_PROXY?" in err
+    monkeypatch.delenv("MAUMAU_TRUSTED_PROXIES")
+    monkeypatch.setenv("MAUMAU_ZZZ", "1")
+    assert main(["serve"]) == 2
+    err = capsys.readouterr().err
+    assert "MAUMAU_ZZZ is no setting" in err and "did you mean" not in err
+    # a command that takes nothing from the environment is not stopped
+    assert main(["rules", "--preset", "standard"]) == 0
+
+
+def test_a_variable_of_any_operator_command_is_known_to_all() -> None:
+    """One environment file serves serve, backup, restore and admin."""
+    environ = {"MAUMAU_PUBLIC_URL": "https://cards.example.org", "MAUMAU_DRAIN_SECONDS": "5"}
+    environ |= {"MAUMAU_HYPOTHESIS_PROFILE": "maumau-thorough"}  # (the test suite's)
+    args = parsed(["serve"], environ)
+    assert args.public_url == "https://cards.example.org"
+    assert getattr(args, "environment_error", None) is None
+    backup = parsed(["backup", "--to", "copy.sqlite3"], environ)
+    assert getattr(backup, "environment_error", None) is None
+
+
+def test_a_flag_set_in_the_environment_is_refused() -> None:
+    args = parsed(["restore", "--from", "backup.sqlite3"], {"MAUMAU_FORCE": "1"})
+    assert args.force is False
+    assert args.environment_error == (
+        "MAUMAU_FORCE: --force is taken from the command line only, never from here"
+    )

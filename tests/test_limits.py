@@ -20,16 +20,16 @@ class Clock:
     [
         ("192.0.2.7", "192.0.2.7"),
         ("::ffff:192.0.2.7", "192.0.2.7"),  # IPv4-mapped: the IPv4 client it is
-        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
-        ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),
-        ("2001:DB8:1:2::9", "2001:db8:1:2::/64"),
-        ("2001:db8:1:3::1", "2001:db8:1:3::/64"),
-        ("fe80::1%eth0", "fe80::/64"),
-        ("::1", "::/64"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1::/56"),
+        ("2001:db8:1:ff:ffff:ffff:ffff:ffff", "2001:db8:1::/56"),  # the home's last /64
+        ("2001:DB8:1:2::9", "2001:db8:1::/56"),
+        ("2001:db8:1:100::1", "2001:db8:1:100::/56"),  # the next home
+        ("fe80::1%eth0", "fe80::/56"),
+        ("::1", "::/56"),
         ("testclient", "testclient"),  # no IP address: as it is
         ("", ""),
         ("001.2.3.4", "001.2.3.4"),
-        ("2001:db8:1:2::/64", "2001:db8:1:2::/64"),  # a key is its own key
+        ("2001:db8:1::/56", "2001:db8:1::/56"),  # a key is its own key
     ],
 )
 def test_address_key(host: str, key: str) -> None:
@@ -37,12 +37,13 @@ def test_address_key(host: str, key: str) -> None:
     assert address_key(key) == key
 
 
-def test_an_ipv6_client_counts_by_its_64() -> None:
+def test_an_ipv6_client_counts_by_its_56() -> None:
+    """A home is given a /56 (256 /64s): its addresses in every /64 are one client."""
     clock = Clock()
     limiter = AddressLimiter(per_minute=3, clock=clock)
-    hosts = [f"2001:db8:0:1::{n:x}" for n in range(1, 5)]
+    hosts = [f"2001:db8:0:{n:x}::1" for n in (0x1, 0x2, 0xFF, 0x42)]
     assert [limiter.allow(h) for h in hosts] == [True, True, True, False]
-    assert limiter.allow("2001:db8:0:2::1")  # the next /64 is another client
+    assert limiter.allow("2001:db8:0:100::1")  # the next /56 is another client
     assert limiter.allow("::ffff:192.0.2.1") and len(limiter.buckets) == 3
     assert "192.0.2.1" in limiter.buckets
 

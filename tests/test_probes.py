@@ -140,9 +140,12 @@ class _Store:
         self.calls = 0
         self.fail = fail
         self.go = asyncio.Event()
+        #: set once the query is under way
+        self.asked = asyncio.Event()
 
     async def revision(self) -> str:
         self.calls += 1
+        self.asked.set()
         await self.go.wait()
         if self.fail:
             raise StoreUnavailable("database postgresql://secret@db.example/x unavailable")
@@ -172,3 +175,50 @@ def test_a_flood_of_probes_makes_one_query() -> None:
     calls, outcomes = asyncio.run(flood(fail=True))
     assert calls == 1
     assert all(o == {"database": "unavailable", "migrations": "unknown"} for o in outcomes)
+
+
+def test_health_and_readiness_share_one_query_per_period(tmp_path: Path) -> None:
+    """/api/health and /readyz, asked however often, ask the database once a second."""
+    now = [0.0]
+    with make_client(tmp_path) as client:
+        state = client.app.state  # type: ignore[attr-defined]
+        state.readiness = Readiness(clock=lambda: now[0])
+        store = state.hub.store
+        queries: list[str] = []
+        for name in ("check", "revision"):
+            method = getattr(store, name)
+
+            async def counted(method: Any = method, name: str = name) -> Any:
+                queries.append(name)
+                return await method()
+
+            setattr(store, name, counted)
+        replies = [client.get(p) for _ in range(20) for p in ("/api/health", "/readyz")]
+        assert len(queries) == 1
+        now[0] += 0.99
+        client.get("/api/health")
+        assert len(queries) == 1
+        now[0] += 0.02  # the period is over: the next request asks again
+        replies += [client.get("/api/health") for _ in range(5)]
+        assert len(queries) == 2
+    assert {r.status_code for r in replies} == {200}
+    assert all(r.json()["database"] == "ok" for r in replies if "tables" in r.json())
+
+
+def test_health_requests_at_once_wait_for_one_check() -> None:
+    async def flood() -> tuple[int, list[dict[str, str]]]:
+        store = _Store(fail=True)
+        hub = cast(Hub, _Hub(store))
+        readiness = Readiness(clock=lambda: 0.0)
+        asks = [asyncio.ensure_future(readiness.current(hub)) for _ in range(100)]
+        await store.asked.wait()  # (the query's task starts after every ask's first step)
+        store.go.set()
+        outcomes = await asyncio.gather(*asks)
+        # kept: later ones in the period ask nothing, stopping or not
+        readiness.stopping = True
+        outcomes.append(await readiness.current(hub))
+        return store.calls, outcomes
+
+    calls, outcomes = asyncio.run(flood())
+    assert calls == 1
+    assert all(o["database"] == "unavailable" for o in outcomes)

@@ -153,3 +153,23 @@ def test_the_table_socket_is_documented_and_served() -> None:
     match = sockets.SOCKET_PATH.fullmatch("/ws/D-9ufO_TENEkIDab")
     assert match is not None and match["game_id"] == "D-9ufO_TENEkIDab"
     assert sockets.SOCKET_PATH.fullmatch("/ws/a/b") is None
+
+
+def test_every_deadline_stated_is_the_code_default() -> None:
+    """ "N seconds (`x_seconds`...)": N is ServerConfig's default and maumau serve's (the
+    hello deadline was 10 s in the code while a document said 5 s)."""
+    from maumau.cli import build_parser
+
+    serve = next(
+        sub
+        for action in build_parser()._subparsers._group_actions  # type: ignore[union-attr]
+        for name, sub in getattr(action, "choices", {}).items()
+        if name == "serve"
+    )
+    defaults = {a.dest: a.default for a in serve._actions}
+    stated = re.findall(r"(\d+(?:\.\d+)?) seconds?[^(|]{0,40}\(`(\w+_seconds)`", _prose())
+    assert {"hello_seconds", "header_seconds", "body_seconds"} <= {name for _, name in stated}
+    for seconds, name in stated:
+        assert float(seconds) == getattr(ServerConfig(), name), name
+        if name in defaults:
+            assert float(seconds) == defaults[name], f"maumau serve's --{name}"

@@ -31,7 +31,7 @@ from maumau.engine import Game, Rules
 from maumau.engine.verify import commitment_of
 from maumau.server import referee as referee_module
 from maumau.server import seating
-from maumau.server.errors import ERROR_CODES
+from maumau.server.errors import ERROR_CODES, MESSAGE_CHARS, QUOTED_CHARS
 from serverkit import (
     add_bot,
     auth,
@@ -732,6 +732,30 @@ def test_http_create_with_a_bad_name(tmp_path: Path, name: str) -> None:
         message = http_error(client.post("/api/games", json={"name": name}), 422, "bad_name")
         assert "name" in message
         assert game_count(client) == 0
+
+
+LONG = "x" * 60_000
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "named"),
+    [
+        ({"name": "Ana", "preset": LONG}, 422, "bad_option", "unknown preset 'xxx"),
+        ({"name": "Ana", "options": {LONG: 1}}, 422, "bad_option", "unknown option key 'xxx"),
+        ({"name": "Ana", "options": {"deck": LONG}}, 422, "bad_option", "deck: must be"),
+        ({"name": "Ana", "settings": {LONG: 1}}, 400, "bad_message", "settings.xxx"),
+        ({"name": "Ana", "settings": {"bot_delay_ms": LONG}}, 400, "bad_message", "bot_delay"),
+        ({"name": LONG}, 422, "bad_name", "name"),
+    ],
+)
+def test_http_a_refused_value_is_not_echoed_whole(
+    tmp_path: Path, body: Message, status: int, code: str, named: str
+) -> None:
+    """A refusal names what was wrong and quotes the start of it, never 60 KB back."""
+    with make_client(tmp_path) as client:
+        message = http_error(client.post("/api/games", json=body), status, code)
+    assert named in message
+    assert len(message) <= MESSAGE_CHARS and "x" * (QUOTED_CHARS + 1) not in message
 
 
 def test_http_bad_bodies_of_other_routes(tmp_path: Path) -> None:

@@ -45,6 +45,8 @@ async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable
         await receive()
         await send({"type": "lifespan.shutdown.complete"})
     elif scope["type"] == "http":
+        while (await receive()).get("more_body"):  # the whole body first
+            pass
         await send(
             {"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]}
         )
@@ -146,6 +148,32 @@ def test_a_trickle_of_bytes_does_not_put_off_the_deadline(serve: Callable[..., i
     except (BrokenPipeError, ConnectionResetError):
         pass  # closed while we were still sending
     sock.close()
+
+
+def test_a_body_that_never_ends_is_answered_408(serve: Callable[..., int]) -> None:
+    """Headers in time, then a body a byte at a time: the body has its own deadline."""
+    port = serve(header_seconds=0.5, body_seconds=0.5)
+    sock = dial(port)
+    sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nab")
+    deadline = time.monotonic() + GUARD
+    answer = b""
+    sock.setblocking(False)
+    try:
+        while not answer and time.monotonic() < deadline:
+            sock.sendall(b"x")  # more of it, each well before any deadline
+            time.sleep(0.05)
+            with contextlib.suppress(BlockingIOError):
+                answer = sock.recv(65536) or b"(closed)"
+    except (BrokenPipeError, ConnectionResetError):
+        answer = b"(closed)"
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    # a body sent in time is answered
+    client = http.client.HTTPConnection("127.0.0.1", port, timeout=GUARD)
+    client.request("POST", "/", body=b"x" * 1000)
+    reply = client.getresponse()
+    assert (reply.status, reply.read()) == (200, b"ok")
+    client.close()
 
 
 def test_a_connection_that_sends_nothing_is_closed(serve: Callable[..., int]) -> None:

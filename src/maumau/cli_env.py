@@ -9,11 +9,20 @@ commas.  A flag (``--force``, ``--dry-run``, ``--no-export``) is only ever the
 command line's: a setting left in an environment file must never force a restore or
 skip an export.
 A value that the option would refuse is refused the same way, naming the variable
-(when that command runs: a wrong variable of ``serve`` does not stop ``maumau rules``)."""
+(when that command runs: a wrong variable of ``serve`` does not stop ``maumau rules``).
+
+A ``MAUMAU_`` variable that is no option of any of these commands (a misspelt one,
+``MAUMAU_TRUSTED_PROXIES`` for ``MAUMAU_TRUSTED_PROXY``), or that names a flag, is
+refused the same way, naming it and the closest variable there is: ignored, it would
+leave a setting silently unset (behind a proxy, every client would share the proxy's
+address and its limits).  It is refused, not warned of, since one environment file
+serves all these commands: a variable that none of them takes is a mistake whichever
+one runs (:data:`OTHER_VARIABLES` are the few that others read)."""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,17 +41,55 @@ def variable(option: str) -> str:
 
 #: the commands whose options the environment may give (and their subcommands')
 OPERATOR_COMMANDS = ("serve", "backup", "restore", "admin")
+#: ``MAUMAU_`` variables that are no command's option, and who reads them
+OTHER_VARIABLES = {"MAUMAU_HYPOTHESIS_PROFILE": "the test suite (tests/strategies.py)"}
 
 
 def apply_to_commands(
     parser: argparse.ArgumentParser, environ: Mapping[str, str] | None = None
 ) -> None:
     """:func:`apply_environment` to each of :data:`OPERATOR_COMMANDS` of the
-    ``maumau`` parser ``parser`` and their subcommands."""
-    for name, sub in _subparsers(parser):
-        if name in OPERATOR_COMMANDS:
-            for each in _tree(sub):
-                apply_environment(each, environ)
+    ``maumau`` parser ``parser`` and their subcommands; and a ``MAUMAU_`` variable
+    that none of them takes (:func:`unknown_variable`) refuses them all."""
+    environ = os.environ if environ is None else environ
+    commands = [sub for name, sub in _subparsers(parser) if name in OPERATOR_COMMANDS]
+    parsers = [each for sub in commands for each in _tree(sub)]
+    for each in parsers:
+        apply_environment(each, environ)
+    error = unknown_variable(parsers, environ)
+    if error is not None:
+        for each in parsers:
+            each.set_defaults(environment_error=error)
+
+
+def unknown_variable(
+    parsers: Sequence[argparse.ArgumentParser], environ: Mapping[str, str]
+) -> str | None:
+    """What is wrong with the first ``MAUMAU_`` variable in ``environ`` that is no
+    option of ``parsers`` (nor one of :data:`OTHER_VARIABLES`), or that names a flag
+    (flags are the command line's alone); ``None`` if there is none."""
+    known: set[str] = set(OTHER_VARIABLES)
+    flags: dict[str, str] = {}
+    for each in parsers:
+        for action in each._actions:
+            longs = [o for o in action.option_strings if o.startswith("--")]
+            if longs and action.nargs == 0:
+                flags[variable(longs[0])] = longs[0]
+            elif longs:
+                known.add(variable(longs[0]))
+    for name in sorted(n for n in environ if n.startswith(PREFIX)):
+        if name in known:
+            continue
+        if name in flags and flags[name] not in ("--help", "--version"):
+            return f"{name}: {flags[name]} is taken from the command line only, never from here"
+        stems = {k.removeprefix(PREFIX): k for k in known}
+        close = difflib.get_close_matches(name.removeprefix(PREFIX), sorted(stems), n=1)
+        hint = f" (did you mean {stems[close[0]]}?)" if close else ""
+        return (
+            f"{name} is no setting of maumau{hint}: the MAUMAU_ variables are the options of "
+            f"{', '.join(OPERATOR_COMMANDS)} (docs/deploy.md); unset it or correct its name"
+        )
+    return None
 
 
 def apply_environment(

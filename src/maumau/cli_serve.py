@@ -71,7 +71,7 @@ def add_commands(commands: Any) -> None:
         type=count,
         default=64,
         metavar="N",
-        help="WebSockets one client address (IPv6: its /64) may hold open at once (default 64)",
+        help="WebSockets one client address (IPv6: its /56) may hold open at once (default 64)",
     )
     serve.add_argument(
         "--connections-per-table",
@@ -93,6 +93,13 @@ def add_commands(commands: Any) -> None:
         default=10.0,
         metavar="S",
         help="seconds a request's headers may take to arrive (default 10)",
+    )
+    serve.add_argument(
+        "--body-seconds",
+        type=positive,
+        default=10.0,
+        metavar="S",
+        help="seconds a request's body may take to arrive after its headers (default 10)",
     )
     serve.add_argument(
         "--hello-seconds",
@@ -179,6 +186,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         connections_per_table=args.connections_per_table,
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
+        body_seconds=args.body_seconds,
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         **budget_settings(args),
@@ -240,7 +248,10 @@ def uvicorn_config(
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         # uvicorn's httptools protocol, with limits (see http_protocol.py)
         http=http_protocol(
-            limits.header_seconds, limits.http_connections_per_address, limits.trusted_proxies
+            limits.header_seconds,
+            limits.http_connections_per_address,
+            limits.trusted_proxies,
+            limits.body_seconds,
         ),
         ws=WebSocketProtocol,  # uvicorn's, with our frame writer (see framing.py)
     )

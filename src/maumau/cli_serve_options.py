@@ -77,6 +77,13 @@ def add_budget_arguments(serve: Any) -> None:
         metavar="N",
         help="records and replays one client address may ask for per minute (default 30)",
     )
+    serve.add_argument(
+        "--qr-codes-per-minute",
+        type=positive,
+        default=30.0,
+        metavar="N",
+        help="invite QR codes not made yet one client address may ask for per minute (default 30)",
+    )
 
 
 def add_proxy_arguments(serve: Any) -> None:
@@ -120,6 +127,7 @@ def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
         "unattended_bot_delay_ms": args.unattended_bot_delay_ms,
         "unattended_seconds": args.unattended_seconds,
         "replays_per_minute": args.replays_per_minute,
+        "qr_codes_per_minute": args.qr_codes_per_minute,
     }
     if args.bot_workers is not None:
         settings["bot_workers"] = args.bot_workers

@@ -24,9 +24,10 @@ from maumau.server import notices, probes, routes, shell, sockets
 from maumau.server.admission import Admission
 from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
+from maumau.server.errors import ServerError, bounded
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
+from maumau.server.invites import Invites
 from maumau.server.limits import AddressLimiter
 from maumau.server.metrics import Counts
 from maumau.server.metrics_server import observing, registry_of
@@ -83,6 +84,7 @@ def create_app(config: ServerConfig | None = None) -> App:
         store = await Store.open(config.url)
         hub = Hub(store, config, metrics=app.state.metrics)
         app.state.hub = hub
+        app.state.invites = Invites(config.qr_codes_per_minute)  # (its codes, kept)
         resumed = await hub.resume()
         if resumed:
             log.info("resumed %d unfinished table(s)", resumed)
@@ -147,7 +149,8 @@ def create_app(config: ServerConfig | None = None) -> App:
 
 
 def _error(code: str, message: str, status: int) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+    body = {"error": {"code": code, "message": bounded(message)}}
+    return JSONResponse(body, status_code=status)
 
 
 class BodyLimit:

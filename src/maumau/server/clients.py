@@ -20,11 +20,14 @@ left-most address of the header, which is the one a client writes.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
+
+from maumau.server.errors import ServerError
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -33,6 +36,11 @@ Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 PEER = "maumau.peer"
 #: at most this many ``X-Forwarded-For`` entries are looked at (from the right)
 MAX_HOPS = 16
+#: the longest ``Host`` links are built from: a DNS name's 253 characters and a port
+MAX_HOST = 253 + len(":65535")
+#: a DNS name (or an IPv4 address): dot-separated labels of letters, digits, ``-``
+#: and ``_`` (Docker's service names), none longer than 63 or starting or ending in ``-``
+_NAME = re.compile(r"(?!-)[A-Za-z0-9_-]{1,63}(?<!-)(\.(?!-)[A-Za-z0-9_-]{1,63}(?<!-))*\.?")
 
 
 def networks(values: Iterable[str]) -> tuple[Network, ...]:
@@ -174,10 +182,45 @@ def client_host(connection: HTTPConnection) -> str:
 
 def base_url(connection: HTTPConnection, public: str | None) -> str:
     """Where the server's own links start (no trailing slash): ``public`` (the
-    ``--public-url``) if given; else the request's ``Host`` with the client's scheme."""
+    ``--public-url``) if given; else the request's ``Host`` with the client's scheme.
+    A ``Host`` that :func:`valid_host` refuses is refused (``bad_host``): the client
+    writes it, and a link (a QR code) is only made of what the server checked."""
     if public:
         return public
+    host = connection.headers.get("host")
+    if host is not None and not valid_host(host):
+        raise ServerError(
+            "bad_host",
+            f"the Host header must be a host name or IP address with an optional port, "
+            f"at most {MAX_HOST} characters (like cards.example.org:8000)",
+        )
     return str(connection.base_url).rstrip("/")
+
+
+def valid_host(host: str) -> bool:
+    """Whether ``host`` (a ``Host`` header) is ``name[:port]``, ``IPv4[:port]`` or
+    ``[IPv6][:port]``, with a port from 1 to 65535, at most :data:`MAX_HOST` long."""
+    if len(host) > MAX_HOST:
+        return False
+    if host.startswith("["):
+        address, bracket, port = host[1:].partition("]")
+        if not bracket or "%" in address:  # (a zone id: no address for a link)
+            return False
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return False
+    else:
+        name, _, port = host.partition(":")
+        if _NAME.fullmatch(name) is None or len(name.rstrip(".")) > 253:
+            return False
+        port = host[len(name) :]
+    if not port:
+        return True
+    digits = port[1:]
+    if port[0] != ":" or not (0 < len(digits) <= 5 and digits.isascii() and digits.isdigit()):
+        return False
+    return 0 < int(digits) < 65536
 
 
 def origin_of(url: str) -> str:

@@ -38,7 +38,7 @@ class ServerConfig:
     send_queue: int = 512
     #: seconds a WebSocket has to say hello after it opened (then ``hello_timeout``)
     hello_seconds: float = 10.0
-    #: WebSockets one client address (an IPv6 client: its /64) may hold open at once
+    #: WebSockets one client address (an IPv6 client: its /56) may hold open at once
     connections_per_address: int = 64
     #: WebSockets one table may have open at once, players and spectators
     connections_per_table: int = 100
@@ -48,6 +48,9 @@ class ServerConfig:
     #: seconds from a connection's start, or a request's first byte, until the
     #: request's headers are complete (``maumau serve``'s HTTP protocol)
     header_seconds: float = 10.0
+    #: seconds from a request's headers until its body is complete (``maumau serve``'s
+    #: HTTP protocol; then 408)
+    body_seconds: float = 10.0
     #: tables (in the lobby or being played) one client address may have open at once
     #: (then ``POST /api/games`` is refused with ``too_many_live_tables``)
     live_tables_per_address: int = 20
@@ -63,6 +66,9 @@ class ServerConfig:
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
+    #: QR codes of invite links not made yet that one client address may ask for per
+    #: minute (:mod:`maumau.server.invites`; a code made once is kept and free)
+    qr_codes_per_minute: float = 30.0
     #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
     #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
     #: connections are not capped per address (the proxy's own limits are)

@@ -2,13 +2,27 @@
 
 The engine's own codes (``not_your_turn``, ``card_not_playable``...; see
 ``docs/record.md``) reach clients unchanged; the codes below are the server's.
+
+A message names what was wrong, often by quoting it (``unknown preset 'x'``); what it
+quotes came from the client, and may be as long as a body (64 KiB).  So every message
+a client is answered with passes :func:`bounded`: a quoted value (or any run of
+characters without a space) longer than :data:`QUOTED_CHARS` is cut to its start and
+``…``, and the message to :data:`MESSAGE_CHARS`.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 
 log = logging.getLogger("maumau.server")
+
+#: a value quoted in an error message is shown up to this many characters
+QUOTED_CHARS = 40
+#: an error message is at most this many characters long
+MESSAGE_CHARS = 400
+#: a quoted value (as ``repr`` quotes it), or a run of characters without a space
+_PARTS = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|\S+""")
 
 #: code -> (HTTP status, what it means)
 ERROR_CODES: dict[str, tuple[int, str]] = {
@@ -23,6 +37,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "too_many_connections": (429, "this address or table has as many connections as allowed"),
     "hello_timeout": (408, "no hello came in time after the connection opened"),
     "bad_origin": (403, "a WebSocket from another site's page is refused"),
+    "bad_host": (400, "the Host header is no host name or address with an optional port"),
     # who you are
     "bad_token": (403, "the token is not one of this table's seat tokens"),
     "seat_removed": (410, "the seat this token held was removed from the table"),
@@ -95,6 +110,7 @@ class ServerError(Exception):
     """A refusal with a stable ``code``; ``status`` is its HTTP status."""
 
     def __init__(self, code: str, message: str) -> None:
+        message = bounded(message)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -111,3 +127,21 @@ def store_unavailable(what: str, exc: BaseException) -> ServerError:
     go to the log)."""
     log.warning("%s: %s", what, exc)
     return ServerError("store_unavailable", f"{what}: the database cannot be reached right now")
+
+
+def bounded(message: str) -> str:
+    """``message`` with every quoted value and every run without a space cut to
+    :data:`QUOTED_CHARS` characters (``'abcd…'``), at most :data:`MESSAGE_CHARS` long."""
+    if len(message) <= QUOTED_CHARS:
+        return message
+    message = _PARTS.sub(_cut, message)
+    return message if len(message) <= MESSAGE_CHARS else message[: MESSAGE_CHARS - 1] + "…"
+
+
+def _cut(match: re.Match[str]) -> str:
+    text = match.group()
+    if len(text) <= QUOTED_CHARS + 2:
+        return text
+    if text[0] in "'\"" and text[-1] == text[0]:
+        return text[: QUOTED_CHARS + 1] + "…" + text[0]
+    return text[:QUOTED_CHARS] + "…"

@@ -13,6 +13,10 @@ connection is answered 408 and closed; and one address (:func:`address_key`) may
 at most ``per_address`` connections at once: a connection beyond that is answered 429
 (``too_many_connections``) and closed at once.  A connection that becomes a WebSocket
 counts from then on against the WebSocket caps instead (:mod:`maumau.server.admission`).
+A request's body, too, must be complete within ``body_seconds`` of its headers (a
+client that sent its headers, then a body a byte at a time, held the connection and the
+request's handler for ever): else the connection is answered 408, unless an answer has
+begun, and closed.
 
 A trusted reverse proxy (``--trusted-proxy``) carries the connections of many clients,
 so its connections are not capped here: the proxy caps each client's (nginx's
@@ -62,6 +66,8 @@ class HttpProtocol(HttpToolsProtocol):
 
     #: seconds a request's headers may take (``None``: as long as they like)
     header_seconds: float | None = None
+    #: seconds a request's body may take after its headers (``None``: as long as it likes)
+    body_seconds: float | None = None
     #: the connections each address holds (``None``: no cap)
     peers: Quota | None = None
     #: peers that are not capped: the trusted reverse proxies
@@ -98,6 +104,12 @@ class HttpProtocol(HttpToolsProtocol):
         self._started = False
         self._disarm()
         super().on_headers_complete()
+        if self.body_seconds is not None:  # (a request without a body completes at once)
+            self._timer = self.loop.call_later(self.body_seconds, self._body_too_slow)
+
+    def on_message_complete(self) -> None:
+        self._disarm()
+        super().on_message_complete()
 
     def handle_websocket_upgrade(self) -> None:
         self._disarm()
@@ -134,9 +146,23 @@ class HttpProtocol(HttpToolsProtocol):
             self.transport.write(TIMED_OUT)
         self.transport.close()
 
+    def _body_too_slow(self) -> None:
+        """The body did not come in time: 408 unless an answer has begun, and close."""
+        self._timer = None
+        if self.transport.is_closing():
+            return
+        cycle = getattr(self, "cycle", None)
+        if cycle is None or not cycle.response_started:
+            log.debug("closing %s: its request's body took too long", self.client)
+            self.transport.write(TIMED_OUT)
+        self.transport.close()
+
 
 def http_protocol(
-    header_seconds: float, per_address: int, trusted_proxies: tuple[str, ...] = ()
+    header_seconds: float,
+    per_address: int,
+    trusted_proxies: tuple[str, ...] = (),
+    body_seconds: float | None = None,
 ) -> type[HttpProtocol]:
     """:class:`HttpProtocol` with these limits, and its own count of connections per
     address (one for each server it is given to); the connections of
@@ -146,6 +172,7 @@ def http_protocol(
         pass
 
     Limited.header_seconds = header_seconds
+    Limited.body_seconds = body_seconds
     Limited.peers = Quota(per_address)
     Limited.proxies = Proxies(trusted_proxies)
     return Limited

@@ -2,8 +2,13 @@
 address, and how many connections a key (an address, a table) holds at once.
 
 Every per-address limit keys its client by :func:`address_key`: an IPv6 client counts by
-its /64, the block one home or one host is given, since any one of them may use as many
-of its 2^64 addresses as it likes."""
+its /56 (:data:`IPV6_PREFIX`), since whoever holds a block may use as many of its
+addresses as it likes.  A /64 is the least any host or home is given, but providers
+give a home a /56 (RIPE-690's advice, and the most common delegation) or a /48: counted
+by /64, one home had 256 (or 65,536) times every limit.  By /56 a home given a /48 still
+has 256 times them, but a shorter prefix would make neighbours whose provider gives
+each a /56 (or each phone a /64 out of one pool) share one set of limits; the caps are
+sized for a few people behind one address, as behind an IPv4 NAT."""
 
 from __future__ import annotations
 
@@ -12,15 +17,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-#: the IPv6 prefix one client counts by
-IPV6_PREFIX = 64
+#: the IPv6 prefix one client counts by: a home's usual block (see above)
+IPV6_PREFIX = 56
 
 
 def address_key(host: str) -> str:
     """The key per-address limits count ``host`` (a client's address as the server
     sees it) by: an IPv4 address as it is, an IPv4-mapped IPv6 address
-    (``::ffff:192.0.2.1``) as its IPv4 address, any other IPv6 address as its /64
-    (``2001:db8:1:2::/64``), and anything that is no IP address (``"testclient"``, a
+    (``::ffff:192.0.2.1``) as its IPv4 address, any other IPv6 address as its /56
+    (``2001:db8:1:200::/56``), and anything that is no IP address (``"testclient"``, a
     Unix socket's name) as it is."""
     try:
         ip = ipaddress.ip_address(host)

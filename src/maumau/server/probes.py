@@ -8,7 +8,9 @@ database's address, user or error.
 
 A probe costs at most one small query: the outcome is kept for :data:`CACHE_SECONDS`,
 and probes that come while a check runs wait for that check instead of starting
-their own; the database has :data:`DATABASE_SECONDS` to answer.
+their own; the database has :data:`DATABASE_SECONDS` to answer.  ``GET /api/health``
+(:mod:`maumau.server.routes`) reads its ``database`` from the same check
+(:meth:`Readiness.current`): at most one query per period, whatever asks how often.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -54,7 +57,8 @@ async def readyz(request: Request) -> JSONResponse:
 class Readiness:
     """The outcome of the last readiness check, and the check under way."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self._outcome: dict[str, str] | None = None
         self._at = 0.0
         self._running: asyncio.Task[dict[str, str]] | None = None
@@ -68,9 +72,14 @@ class Readiness:
             return {"server": "starting"}
         if self.stopping:
             return {"server": "stopping"}
-        now = time.monotonic()
+        return await self.current(hub)
+
+    async def current(self, hub: Hub) -> dict[str, str]:
+        """The checks of the database (and listener), kept for :data:`CACHE_SECONDS`,
+        whether or not the server is stopping (``/api/health`` reads them too)."""
+        now = self.clock()
         if self._outcome is not None and now - self._at < CACHE_SECONDS:
-            return self._outcome
+            return dict(self._outcome)
         if self._running is None:
             self._running = asyncio.get_running_loop().create_task(self._check(hub))
             self._running.add_done_callback(self._done)
@@ -80,7 +89,7 @@ class Readiness:
     def _done(self, task: asyncio.Task[dict[str, str]]) -> None:
         self._running = None
         if not task.cancelled() and task.exception() is None:
-            self._outcome, self._at = task.result(), time.monotonic()
+            self._outcome, self._at = task.result(), self.clock()
 
     async def _check(self, hub: Hub) -> dict[str, str]:
         if self._head is None:

@@ -15,7 +15,9 @@ from maumau.server.archive import reply
 from maumau.server.clients import base_url, client_host
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
+from maumau.server.invites import Invites, check_exists
 from maumau.server.limits import address_key
+from maumau.server.probes import Readiness
 from maumau.server.protocol import (
     AddBot,
     BotAdded,
@@ -27,9 +29,7 @@ from maumau.server.protocol import (
     RematchCreated,
     SeatGranted,
 )
-from maumau.server.replays import qr_svg
 from maumau.server.table import invite_of
-from maumau.store import StoreError
 
 router = APIRouter()
 
@@ -57,11 +57,9 @@ def bearer(authorization: str | None) -> str | None:
 @router.get("/api/health", response_model=Health, tags=["server"])
 async def health(request: Request) -> Health | JSONResponse:
     hub = hub_of(request)
-    try:
-        await hub.store.check()
-        database = "ok"
-    except StoreError:
-        database = "unavailable"
+    # the readiness probe's database check, shared and kept a second (maumau.server.probes)
+    readiness: Readiness = request.app.state.readiness
+    database = "ok" if (await readiness.current(hub))["database"] == "ok" else "unavailable"
     body = Health(
         status="ok" if database == "ok" else "degraded",
         database=database,  # type: ignore[arg-type]
@@ -175,9 +173,13 @@ async def _document(request: Request, game_id: str, kind: str) -> Response:
     tags=["tables"],
 )
 async def invite_qr(game_id: str, request: Request) -> Response:
-    """A QR code of the table's invite link (it holds no token)."""
-    referee = await hub_of(request).referee(game_id)
-    return Response(qr_svg(invite_link(request, referee.table.id)), media_type="image/svg+xml")
+    """A QR code of the table's invite link (it holds no token; made once per link,
+    rate limited per address while new: maumau.server.invites)."""
+    link = invite_link(request, game_id)  # (bad_host: a Host no link is made of)
+    await check_exists(hub_of(request), game_id)
+    invites: Invites = request.app.state.invites
+    code = await invites.qr(link, address_key(client_host(request)))
+    return Response(code, media_type="image/svg+xml")
 
 
 def invite_link(request: Request, game_id: str) -> str:
