@@ -10,6 +10,17 @@ every such pool, a worker imports the program's main script again (``maumau serv
 ``python -m maumau`` and pytest are safe): a script that serves the app itself must
 keep its serving under ``if __name__ == "__main__":``.
 
+A worker does not outlive the server, however the server ends (``kill -9`` included,
+which runs no clean-up).  Left alone it would: it waits for work on a queue whose
+writing end it holds itself, and the forkserver, its parent, waits for its own
+"alive" pipe, whose writing end every worker holds.  So each pool has a *lifeline*, a
+pipe whose writing end only the server holds (the file descriptors of the forkserver
+and its children are passed explicitly, never inherited); a thread in each worker
+waits on the reading end, and when the server is gone, whatever ended it, the pipe
+reads end-of-file and the worker exits at once.  Then the forkserver, whose "alive"
+pipe nobody holds any more, ends too.  (Linux's ``PR_SET_PDEATHSIG`` would not do: it
+watches the worker's parent, which is the forkserver, not the server.)
+
 A worker is handed only what the work needs: for a bot decision the seat's view, its
 legal actions, the bot's level and a fresh seed (never the game), so a bot in a worker
 sees exactly what it would see in the server.
@@ -21,9 +32,11 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from maumau.bots import make_bot
@@ -59,13 +72,23 @@ class Workers:
             raise ValueError(f"a worker pool needs at least one process, not {size}")
         self.size = size
         self.pool: ProcessPoolExecutor | None = None
+        #: the lifeline's two ends, reading and writing (made with the first pool)
+        self.lifeline: tuple[Connection, Connection] | None = None
         #: the process ids of the workers that have answered (a worker never is this
         #: process: tests check that the work really left it)
         self.pids: set[int] = set()
 
     def executor(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.size, mp_context=_context())
+            context = _context()
+            if self.lifeline is None:
+                self.lifeline = context.Pipe(duplex=False)
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.size,
+                mp_context=context,
+                initializer=hold_on,
+                initargs=(self.lifeline[0],),
+            )
         return self.pool
 
     async def run(self, work: Callable[..., tuple[T, int]], *args: Any) -> T:
@@ -100,6 +123,24 @@ class Workers:
         pool, self.pool = self.pool, None
         if pool is not None:
             await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+        lifeline, self.lifeline = self.lifeline, None
+        if lifeline is not None:
+            for end in lifeline:
+                end.close()
+
+
+def hold_on(lifeline: Connection) -> None:
+    """In a worker, before its first task: exit as soon as the server is gone (the
+    reading end of its ``lifeline`` reads end-of-file)."""
+    threading.Thread(target=_exit_at_eof, args=(lifeline,), name="lifeline", daemon=True).start()
+
+
+def _exit_at_eof(lifeline: Connection) -> None:
+    try:
+        while True:
+            lifeline.recv_bytes()  # nothing is ever sent
+    except (EOFError, OSError):
+        os._exit(0)
 
 
 def decide(
