@@ -36,6 +36,9 @@ TEST_LIMITS: dict[str, Any] = {
     "replays_per_minute": 10_000.0,
     # one worker for the hard bot is enough for a test
     "bot_workers": 1,
+    # hard bots at bot_delay_ms 0 play at full speed (tests/test_pool_share.py meters them)
+    "worker_share_per_table": 10_000.0,
+    "worker_share_per_address": 10_000.0,
 }
 
 

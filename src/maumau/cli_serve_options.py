@@ -71,6 +71,21 @@ def add_budget_arguments(serve: Any) -> None:
         help="worker processes for the hard bot's search (default: the cores but one)",
     )
     serve.add_argument(
+        "--worker-share-per-table",
+        type=positive,
+        default=0.25,
+        metavar="SHARE",
+        help="the part of one worker a table's hard bots may keep busy on average; past "
+        "it, its computer moves wait (default 0.25)",
+    )
+    serve.add_argument(
+        "--worker-share-per-address",
+        type=positive,
+        default=0.5,
+        metavar="SHARE",
+        help="the same for all the tables one client address created (default 0.5)",
+    )
+    serve.add_argument(
         "--replays-per-minute",
         type=positive,
         default=30.0,
@@ -126,6 +141,8 @@ def budget_settings(args: argparse.Namespace) -> dict[str, Any]:
         "unattended_tables_per_address": args.unattended_tables_per_address,
         "unattended_bot_delay_ms": args.unattended_bot_delay_ms,
         "unattended_seconds": args.unattended_seconds,
+        "worker_share_per_table": args.worker_share_per_table,
+        "worker_share_per_address": args.worker_share_per_address,
         "replays_per_minute": args.replays_per_minute,
         "qr_codes_per_minute": args.qr_codes_per_minute,
     }

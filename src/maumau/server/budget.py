@@ -1,4 +1,5 @@
-"""The budget of computer play: what tables nobody is at may cost.
+"""The budget of computer play: what tables nobody is at may cost, and what any
+table's ``hard`` players may take of the bot workers.
 
 A table with a human player connected plays as its settings say.  A table with none
 (every human seat away, or none at all) is *unattended*: its computer players and
@@ -16,24 +17,35 @@ stand-ins would play it to the end at full speed, for nobody.  So, per server pr
   never plays bot-only tables at full speed;
 - one address may have at most ``live_tables_per_address`` tables open (in the lobby
   or being played) at once: ``POST /api/games`` is refused with
-  ``too_many_live_tables`` beyond that.
+  ``too_many_live_tables`` beyond that;
+- attended or not, what a table's ``hard`` players cost is metered: the worker time of
+  their decisions is charged to the table and to the address that created it, each
+  of which may keep busy on average a share of one worker
+  (``worker_share_per_table``, ``worker_share_per_address``; bursts of a few seconds
+  of it).  A table that owes worker time, or whose creator does, waits before its next
+  computer move until the debt is paid off; and the workers are handed out in turns,
+  round-robin among the addresses (:mod:`maumau.server.pool_share`).  So no table and
+  no address can take the pool from the others, however fast its tables are set to
+  play and whoever watches them.
 
 Which address created a table is kept in memory only: after a restart nobody is
 connected, so every resumed table starts paused anyway.  The ``hard`` bot decides in a
 worker process (:mod:`maumau.server.workers`), the cheap levels on the event loop: they
-take microseconds.
+take microseconds, and are not metered.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
+from maumau.engine import Action, SeatView
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError
+from maumau.server.pool_share import Meter
 from maumau.server.table import Table
 from maumau.server.workers import Workers
 
@@ -71,6 +83,14 @@ class Budget:
         self.referees = referees
         self.clock = clock
         self.workers = Workers(config.bot_workers)
+        #: the worker time the hard decisions of each table, of each creating address,
+        #: may still use
+        self.table_meter = Meter(config.worker_share_per_table, clock)
+        self.address_meter = Meter(config.worker_share_per_address, clock)
+        #: worker-seconds the hard decisions here used, and those of them after which
+        #: their table or its creator owed worker time (for /metrics)
+        self.worker_seconds = 0.0
+        self.overdrawn = 0
         #: tables created here, or with a human player connected here since
         self.entries: dict[str, Entry] = {}
         #: address -> ids of its tables playing unattended now
@@ -120,6 +140,33 @@ class Budget:
         entry = None if game_id is None else self.entries.get(game_id)
         return None if entry is None else entry.creator
 
+    # --- worker time -------------------------------------------------------------------
+
+    async def decide(self, game_id: str, view: SeatView, legal: Sequence[Action]) -> Action:
+        """A ``hard`` decision at table ``game_id``, in a worker in its creator's turn,
+        its worker time charged to the table and its creator."""
+        creator = self.creator_of(game_id)
+        key = f"table {game_id}" if creator is None else creator
+        action, seconds = await self.workers.decide("hard", view, legal, key)
+        self.charge(game_id, seconds)
+        return action
+
+    def charge(self, game_id: str, seconds: float) -> None:
+        """Table ``game_id``'s computer players used ``seconds`` of a worker."""
+        self.worker_seconds += seconds
+        owes = self.table_meter.charge(game_id, seconds)
+        creator = self.creator_of(game_id)
+        if creator is not None:
+            owes = self.address_meter.charge(creator, seconds) or owes
+        if owes:
+            self.overdrawn += 1
+
+    def owed(self, game_id: str) -> float:
+        """Seconds until neither table ``game_id`` nor its creator owes worker time."""
+        wait = self.table_meter.wait(game_id)
+        creator = self.creator_of(game_id)
+        return wait if creator is None else max(wait, self.address_meter.wait(creator))
+
     # --- unattended play ---------------------------------------------------------------
 
     def admit(
@@ -132,7 +179,18 @@ class Budget:
         """The delay of the computer step a stand-in plans at ``table`` (``delay``;
         ``None``: none is due), as the budget allows it: at least the floor when nobody
         is at the table (``connected``: the seats somebody is connected to), ``None``
-        when the table is paused (and marks it so, through ``show_paused``)."""
+        when the table is paused (and marks it so, through ``show_paused``); and, at
+        any table, no sooner than it (or its creator) owes no worker time."""
+        admitted = self._admit(table, connected, show_paused, delay)
+        return None if admitted is None else max(admitted, self.owed(table.id))
+
+    def _admit(
+        self,
+        table: Table,
+        connected: set[int],
+        show_paused: Callable[[bool], None],
+        delay: float | None,
+    ) -> float | None:
         game_id = table.id
         entry = self.entries.get(game_id)
         seats = len(table.seats)

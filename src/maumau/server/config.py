@@ -64,6 +64,12 @@ class ServerConfig:
     unattended_seconds: float = 300.0
     #: worker processes for the ``hard`` bot's search (started on first use)
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
+    #: the share of one worker the ``hard`` decisions of one table may keep busy on
+    #: average (worker-seconds a second); past it, its computer moves wait (see
+    #: :mod:`maumau.server.pool_share`)
+    worker_share_per_table: float = 0.25
+    #: the same for all the tables one client address created, together
+    worker_share_per_address: float = 0.5
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
     #: QR codes of invite links not made yet that one client address may ask for per

@@ -101,12 +101,14 @@ class ServerCollector(Collector):
         )
 
     def live(self) -> Iterator[Metric]:
-        """What the live tables show now: tables by state, connections, store errors."""
+        """What the live tables show now: tables by state, connections, store errors,
+        the bot workers' use."""
         hub = self.hub()
         states = dict.fromkeys(STATES, 0)
         seated = spectating = 0
         errors = 0
         listening: float | None = None
+        worker_seconds = overdrawn = waiting = 0.0
         if hub is not None:
             for referee in list(hub.referees.values()):
                 status = referee.table.status
@@ -119,6 +121,9 @@ class ServerCollector(Collector):
             errors = hub.store.errors
             if hub.listener is not None:
                 listening = 1.0 if hub.listener.connected else 0.0
+            budget = hub.budget
+            worker_seconds, overdrawn = budget.worker_seconds, budget.overdrawn
+            waiting = budget.workers.turns.queued()
         tables = GaugeMetricFamily(
             "maumau_tables", "Tables in this process's memory, by state", labels=["state"]
         )
@@ -138,6 +143,22 @@ class ServerCollector(Collector):
             "maumau_store_errors",
             "Database operations that failed (the database was unavailable)",
             errors,
+        )
+        yield _counter(
+            "maumau_bot_worker_seconds",
+            "Worker seconds the hard bots' decisions used (metered per table and address)",
+            worker_seconds,
+        )
+        yield _counter(
+            "maumau_bot_worker_overdrawn",
+            "Hard decisions after which their table or its creator owed worker time "
+            "(the table's next computer move waited)",
+            overdrawn,
+        )
+        yield GaugeMetricFamily(
+            "maumau_bot_decisions_waiting",
+            "Hard decisions waiting for their turn at a worker",
+            value=waiting,
         )
         if listening is not None:
             yield GaugeMetricFamily(

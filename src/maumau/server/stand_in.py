@@ -9,8 +9,10 @@ One task at a time is scheduled: after every change the plan is made again, and 
 task that wakes up to an older plan does nothing.  Every plan passes the table's
 budget (:mod:`maumau.server.budget`): with no human player connected a table moves no
 faster than the server's floor, and after a while, or past its creator's share, it is
-paused until a human player connects.  The ``hard`` bot thinks in a worker process
-(:mod:`maumau.server.workers`); the cheap levels take microseconds and stay here.
+paused until a human player connects; and, attended or not, a table whose ``hard``
+players used more than their share of the workers waits until it is paid off.  The
+``hard`` bot thinks in a worker process (:mod:`maumau.server.workers`); the cheap
+levels take microseconds and stay here.
 """
 
 from __future__ import annotations
@@ -360,7 +362,7 @@ class StandIn:
         if self.budget is None:
             return await asyncio.to_thread(self.bot(seat).choose, view, legal)
         try:
-            return await self.budget.workers.decide("hard", view, legal)
+            return await self.budget.decide(self.table.id, view, legal)
         except Exception:
             log.exception(
                 "table %s: a worker could not decide; the normal bot does",
