@@ -174,3 +174,27 @@ def test_maumau_serve_sets_the_limit() -> None:
     assert budget_settings(build_parser().parse_args(["serve"]))["qr_codes_per_minute"] == (
         ServerConfig().qr_codes_per_minute
     )
+
+
+def test_the_store_is_asked_only_within_the_limit(tmp_path: Path) -> None:
+    """A kept code is served without asking the store; asking for tables that are not
+    in memory (or do not exist) costs the store one read per request the address's
+    limit lets through, and no more."""
+    with _client(tmp_path, qr_codes_per_minute=3.0) as client:
+        game_id, _ = create_table(client)
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        hub.unload(hub.referees[game_id])
+        asked: list[str] = []
+        read = hub.store.game
+
+        async def game(wanted: str) -> Any:
+            asked.append(wanted)
+            return await read(wanted)
+
+        hub.store.game = game
+        kept = [client.get(f"/api/games/{game_id}/qr.svg") for _ in range(4)]
+        assert asked == [game_id]
+        unknown = [client.get(f"/api/games/nope{n}/qr.svg") for n in range(6)]
+        assert asked == [game_id, "nope0", "nope1"]
+    assert [r.status_code for r in kept] == [200] * 4
+    assert [r.status_code for r in unknown] == [404, 404] + [429] * 4

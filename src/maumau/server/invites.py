@@ -11,14 +11,16 @@ A QR code is the same for the same link, so each is made once and kept: at most
 loop, one at a time, at most :data:`QUEUE` waiting, and each client address may ask
 for ``qr_codes_per_minute`` codes that are not kept yet (then ``rate_limited``).
 Requests for a link whose code is being made wait for it.  Whether the table exists is
-asked of the live table, else of the store's row of it (its steps are never read).
+asked only for a code not kept yet, once the address's limit let the request through
+(so a stream of made-up ids costs the store no more than the limit): of the live
+table, else of the store's row of it (its steps are never read).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import segno
 
@@ -54,11 +56,16 @@ class Invites:
         #: how many codes this process has made (tests count them)
         self.made = 0
 
-    async def qr(self, link: str, address: str) -> bytes:
-        """The QR code (SVG) of ``link``, asked for by the client at ``address``."""
-        code = self.codes.get(link)
+    async def qr(
+        self, link: str, address: str, exists: Callable[[], Awaitable[None]] | None = None
+    ) -> bytes:
+        """The QR code (SVG) of ``link``, asked for by the client at ``address``;
+        ``exists`` raises unless the table exists, and is awaited only when the code is
+        not kept yet, after the address's limit let the request through (so that a
+        stream of requests for tables that are not in memory, or do not exist, costs
+        the store no more than the limit allows)."""
+        code = self._kept(link)
         if code is not None:
-            self.codes.move_to_end(link)
             return code
         future = self.making.get(link)
         if future is None:
@@ -68,10 +75,25 @@ class Invites:
                 raise ServerError("rate_limited", "too many QR codes asked for from this address")
             if len(self.making) >= QUEUE:
                 raise ServerError("rate_limited", "many QR codes are being made; try again soon")
-            future = asyncio.ensure_future(self._made(link))
-            self.making[link] = future
-            future.add_done_callback(lambda _: self.making.pop(link, None))
+            if exists is not None:
+                await exists()
+                code = self._kept(link)  # (made meanwhile?)
+                if code is not None:
+                    return code
+            future = self.making.get(link) or self._start(link)
         return await asyncio.shield(future)
+
+    def _kept(self, link: str) -> bytes | None:
+        code = self.codes.get(link)
+        if code is not None:
+            self.codes.move_to_end(link)
+        return code
+
+    def _start(self, link: str) -> asyncio.Future[bytes]:
+        future = asyncio.ensure_future(self._made(link))
+        self.making[link] = future
+        future.add_done_callback(lambda _: self.making.pop(link, None))
+        return future
 
     async def _made(self, link: str) -> bytes:
         async with self.turn:

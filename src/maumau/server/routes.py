@@ -176,9 +176,11 @@ async def invite_qr(game_id: str, request: Request) -> Response:
     """A QR code of the table's invite link (it holds no token; made once per link,
     rate limited per address while new: maumau.server.invites)."""
     link = invite_link(request, game_id)  # (bad_host: a Host no link is made of)
-    await check_exists(hub_of(request), game_id)
     invites: Invites = request.app.state.invites
-    code = await invites.qr(link, address_key(client_host(request)))
+    hub = hub_of(request)
+    code = await invites.qr(
+        link, address_key(client_host(request)), lambda: check_exists(hub, game_id)
+    )
     return Response(code, media_type="image/svg+xml")
 
 
