@@ -2,7 +2,10 @@
 
 Another process that changes a shared table (PostgreSQL) says so in a change notice;
 the table then reads what it missed.  Notices that come while a catch-up runs are
-caught by the next one, so a burst of notices costs a read or two, not one each.
+caught by the next one, so a burst of notices costs a read or two, not one each.  A
+request that must show the latest (table info, a ``hello`` whose token another
+process may have just seated) waits for the next catch-up to start, the same way: any
+number of them at once cost a read or two too.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ class Follower:
         self._catch_up = catch_up
         self._behind = self._behind_table = False
         self._task: asyncio.Task[None] | None = None
+        #: resolved when the next catch-up to start has ended (those waiting for it)
+        self._next: asyncio.Future[None] | None = None
 
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed the table: catch up soon.  When only steps were
@@ -32,16 +37,38 @@ class Follower:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
+    async def caught_up(self) -> None:
+        """Catch up with everything committed before this call, and return when that
+        is done: waits for the next catch-up to start (one that runs now may have read
+        too early), which every caller meanwhile shares."""
+        if self._next is None:
+            self._next = asyncio.get_running_loop().create_future()
+        done = self._next
+        self.follow()
+        await asyncio.shield(done)  # (a caller that leaves does not cancel the others')
+
     async def _run(self) -> None:
-        while self._behind:
-            table_too, self._behind, self._behind_table = self._behind_table, False, False
-            try:
-                await self._catch_up(table_too)
-            except ReferenceError:  # the table left memory: nothing to catch up with
-                return
-            except Exception:
-                log.exception(
-                    "table %s: could not catch up with another process",
-                    self._table_id,
-                    extra={"table": self._table_id},
-                )
+        try:
+            while self._behind:
+                table_too, self._behind, self._behind_table = self._behind_table, False, False
+                done, self._next = self._next, None
+                try:
+                    await self._catch_up(table_too)
+                except ReferenceError:  # the table left memory: nothing to catch up with
+                    return
+                except Exception:
+                    log.exception(
+                        "table %s: could not catch up with another process",
+                        self._table_id,
+                        extra={"table": self._table_id},
+                    )
+                finally:
+                    _resolve(done)
+        finally:
+            _resolve(self._next)  # (left memory: nobody waits for a catch-up that won't come)
+            self._next = None
+
+
+def _resolve(done: asyncio.Future[None] | None) -> None:
+    if done is not None and not done.done():
+        done.set_result(None)

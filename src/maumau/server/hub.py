@@ -101,11 +101,12 @@ class Hub:
 
     async def current(self, game_id: str) -> Referee:
         """:meth:`referee`, caught up with other processes' changes when the database is
-        shared (for answers that must show the latest: table info, the record)."""
+        shared (for answers that must show the latest: table info, the record).  The
+        reads are shared by the requests that come meanwhile and made outside the
+        table's lock (:meth:`Referee.caught_up`): asking costs the table's moves
+        nothing."""
         referee = await self.referee(game_id)
-        if self.store.shared:
-            async with referee.table.lock:
-                await referee.reload()
+        await referee.caught_up()
         return referee
 
     async def live_table(self, game_id: str) -> Table | None:

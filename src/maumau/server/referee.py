@@ -33,7 +33,7 @@ from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.server.tasks import quiet, unbroken
-from maumau.store import SeqConflict, StepRow, Store, StoreError
+from maumau.store import GameRow, SeqConflict, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
 
@@ -340,15 +340,22 @@ class Referee:
         its steps, and (``table_too``) its changes to seats and status.  The players
         are told."""
         table = self.table
-        game = table.game
-        rounds = 0 if game is None else len(game.results)
-        finished = game is not None and game.finished
         try:
             row = await self.store.game(table.id) if table_too else None
             steps = await self.store.steps(table.id, table.step_count - 1)
         except StoreError:
             table.rebuild(table.steps())
             return
+        await self.absorb(row, steps)
+
+    async def absorb(self, row: GameRow | None, steps: list[StepRow]) -> None:
+        """Take what was read from the store (the caller holds the lock): the stored
+        table ``row`` (``None``: not read) and the steps from this table's next one."""
+        table = self.table
+        game = table.game
+        rounds = 0 if game is None else len(game.results)
+        finished = game is not None and game.finished
+        steps = [s for s in steps if s.seq >= table.step_count]  # (read before some here)
         seats = table.seats
         if row is not None and table.adopt(row):
             if table.status == "closed":
@@ -388,13 +395,35 @@ class Referee:
         except (ValueError, EngineError):
             table.rebuild([*table.steps(), *[s for s in steps if s.seq >= table.step_count]])
 
+    async def caught_up(self) -> None:
+        """Catch up with everything other processes committed before now (shared
+        databases; see :meth:`Follower.caught_up`): for answers that must show the
+        latest."""
+        if self.store.shared:
+            await self.follower.caught_up()
+
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed this table: catch up soon (see :mod:`follow`)."""
         self.follower.follow(steps_only)
 
     async def catch_up(self, table_too: bool) -> None:
-        async with self.table.lock:
-            await self.reload(table_too)
+        """:meth:`reload`, reading outside the lock: the moves here wait for no read
+        unless the stored table differs from this one (then it is read again under the
+        lock, since a change made here meanwhile may be newer than what was read)."""
+        table = self.table
+        try:
+            row = await self.store.game(table.id) if table_too else None
+            steps = await self.store.steps(table.id, table.step_count - 1)
+        except StoreError:
+            return
+        news = bool(steps) and steps[-1].seq >= table.step_count
+        if not news and (row is None or not table.differs(row)):
+            return  # nothing new: the lock is not even waited for
+        async with table.lock:
+            if row is not None and table.differs(row):
+                await self.reload()
+            else:
+                await self.absorb(None, steps)
 
     async def ready(self, conn: Connection) -> None:
         """A player is ready for the next round."""

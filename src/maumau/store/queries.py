@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Text, cast, insert, select, update
+from sqlalchemy import Row, Text, cast, exists, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maumau.store.errors import UnknownGame
@@ -44,6 +44,18 @@ async def removed(conn: AsyncConnection, game_id: str) -> tuple[str, ...]:
         .order_by(removed_seats.c.token_hash)
     )
     return tuple(rows.scalars())
+
+
+async def knows_token(conn: AsyncConnection, game_id: str, token_hash: str) -> bool:
+    """Whether ``token_hash`` holds a seat at ``game_id`` or held one removed from it."""
+    held = select(seats_table.c.position).where(
+        seats_table.c.game_id == game_id, seats_table.c.token_hash == token_hash
+    )
+    gone = select(removed_seats.c.token_hash).where(
+        removed_seats.c.game_id == game_id, removed_seats.c.token_hash == token_hash
+    )
+    found = await conn.execute(select(exists(held) | exists(gone)))
+    return bool(found.scalar())
 
 
 async def insert_removed(conn: AsyncConnection, game_id: str, token_hashes: Sequence[str]) -> None:

@@ -209,6 +209,12 @@ class Store:
         async with self._read() as conn:
             return await queries.game(conn, game_id)
 
+    async def knows_token(self, game_id: str, token_hash: str) -> bool:
+        """Whether the token hash ``token_hash`` holds a seat at ``game_id``, or held
+        one that was removed (indexed reads: nothing else of the game is read)."""
+        async with self._read() as conn:
+            return await queries.knows_token(conn, game_id, token_hash)
+
     async def load(self, game_id: str) -> tuple[GameRow, list[StepRow]] | None:
         """The game ``game_id`` and all its steps in order (one snapshot), or None."""
         async with self._read() as conn:
