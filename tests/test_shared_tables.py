@@ -169,3 +169,82 @@ async def test_made_up_hellos_and_info_requests_cost_the_table_no_reload(
         # and the start at a shows at b
         await seating.start_game(hubs.a, game_id, host)
         assert (await hubs.b.current(game_id)).table.status == "playing"
+
+
+# --- when a table is idle -------------------------------------------------------------------
+
+
+async def played_at_a(hubs: Shared) -> tuple[str, str, Referee]:
+    """A table being played at process a (Ana and Ben; nobody's seat is taken over)."""
+    game_id, host = await new_table(hubs.a, idle_close_seconds=IDLE)
+    await seating.claim_seat(hubs.a, game_id, "Ben", None)
+    await seating.start_game(hubs.a, game_id, host)
+    return game_id, host, await hubs.a.referee(game_id)
+
+
+async def move(referee: Referee) -> None:
+    async with referee.table.lock:
+        game = referee.table.require_game()
+        await referee.apply(game.to_move, game.legal_actions()[0])
+
+
+async def stored_status(hub: Hub, game_id: str) -> str:
+    row = await hub.store.game(game_id)
+    assert row is not None
+    return row.status
+
+
+async def test_a_table_with_a_player_at_another_process_is_not_idle(
+    tmp_path: Path, pg_db_url: str
+) -> None:
+    async with two_hubs(tmp_path, pg_db_url) as hubs:
+        game_id, host, _ = await played_at_a(hubs)
+        await hello(hubs.a, game_id, host)  # Ana plays at a
+        looked_at = await hubs.b.current(game_id)  # a stranger's GET at b
+        await until(lambda: looked_at.connected() == {0})  # (a says so when b loads it)
+        hubs.later(IDLE + 1)
+        await hubs.b.sweep()
+        assert await stored_status(hubs.b, game_id) == "playing"
+        assert looked_at.table.status == "playing"
+
+
+async def test_play_heard_from_another_process_keeps_a_table_open_until_it_is_idle(
+    tmp_path: Path, pg_db_url: str
+) -> None:
+    """Nobody is connected anywhere, but the game goes on at a (its moves made there):
+    b counts them as activity; once nothing happens for the idle time, b closes the
+    table, and a hears so."""
+    async with two_hubs(tmp_path, pg_db_url) as hubs:
+        game_id, _, playing = await played_at_a(hubs)
+        looked_at = await hubs.b.current(game_id)
+        hubs.later(IDLE + 1)
+        await move(playing)
+        await until(lambda: looked_at.table.step_count == playing.table.step_count)
+        await hubs.b.sweep()
+        assert await stored_status(hubs.b, game_id) == "playing"
+
+        hubs.later(IDLE + 1)  # and now nothing happens anywhere
+        await hubs.b.sweep()
+        assert await stored_status(hubs.b, game_id) == "closed"
+        assert game_id not in hubs.b.referees
+        await until(lambda: playing.table.status == "closed")
+
+
+async def test_a_process_that_is_behind_does_not_close_a_table_played_elsewhere(
+    tmp_path: Path, pg_db_url: str
+) -> None:
+    """b hears nothing from a here (a notice late or lost): its copy looks idle, but
+    the store closes a table only as the closing process has it, so b catches up."""
+    async with two_hubs(tmp_path, pg_db_url, b_listens=False) as hubs:
+        game_id, _, playing = await played_at_a(hubs)
+        looked_at = await hubs.b.current(game_id)
+        await move(playing)
+        hubs.later(IDLE + 1)
+        await hubs.b.sweep()
+        assert await stored_status(hubs.b, game_id) == "playing"
+        assert looked_at.table.status == "playing"
+        await until(lambda: looked_at.table.step_count == playing.table.step_count)
+
+        hubs.later(IDLE + 1)  # b has caught up, and nothing happens any more
+        await hubs.b.sweep()
+        assert await stored_status(hubs.b, game_id) == "closed"

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Text, cast, exists, insert, select, update
+from sqlalchemy import Row, Text, cast, exists, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maumau.store.errors import UnknownGame
@@ -174,3 +174,20 @@ async def update_game(conn: AsyncConnection, game_id: str, **values: Any) -> Non
     result = await conn.execute(update(games).where(games.c.id == game_id).values(**values))
     if result.rowcount == 0:
         raise UnknownGame(f"no game {game_id!r}")
+
+
+async def close_unchanged(
+    conn: AsyncConnection, game_id: str, status: str, step_count: int, now: float
+) -> bool:
+    """Close ``game_id`` if it is in ``status`` with ``step_count`` steps.  Its row is
+    locked first (PostgreSQL): an append, which updates that row too, has then either
+    committed (its steps are counted) or waits until this transaction ends."""
+    locked = select(games.c.status).where(games.c.id == game_id).with_for_update()
+    stored = (await conn.execute(locked)).scalar_one_or_none()
+    if stored != status:
+        return False
+    counted = select(func.count()).where(steps_table.c.game_id == game_id)
+    if (await conn.execute(counted)).scalar_one() != step_count:
+        return False
+    await update_game(conn, game_id, status="closed", last_active_at=now)
+    return True

@@ -325,6 +325,17 @@ class Store:
             await self._notify(conn, [game_id])
 
     @on_writer_thread
+    async def close_unchanged(self, game_id: str, status: str, steps: int, now: float) -> bool:
+        """Close ``game_id`` (an idle table) only if it is still in ``status`` with
+        ``steps`` steps, as the caller has it (another process may have played on);
+        return whether it was closed."""
+        async with self._write() as conn:
+            closed = await queries.close_unchanged(conn, game_id, status, steps, now)
+            if closed:
+                await self._notify(conn, [game_id])
+        return closed
+
+    @on_writer_thread
     async def touch(self, game_id: str, now: float) -> None:
         """Record activity in ``game_id`` at ``now``."""
         async with self._write() as conn:
