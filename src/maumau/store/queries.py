@@ -36,6 +36,34 @@ async def game(conn: AsyncConnection, game_id: str) -> GameRow | None:
     )
 
 
+async def game_ids(
+    conn: AsyncConnection, statuses: Sequence[str], before: float | None = None
+) -> list[str]:
+    """The ids of the games in one of ``statuses``, oldest first; with ``before``,
+    those last active before it, least recently active first."""
+    query = select(games.c.id).where(games.c.status.in_(list(statuses)))
+    if before is None:
+        query = query.order_by(games.c.created_at, games.c.id)
+    else:
+        query = query.where(games.c.last_active_at < before)
+        query = query.order_by(games.c.last_active_at, games.c.id)
+    return list((await conn.execute(query)).scalars())
+
+
+async def set_rematch(conn: AsyncConnection, game_id: str, rematch_id: str) -> str | None:
+    """Link ``game_id`` to ``rematch_id`` unless it has a rematch; the one it has now
+    (``None``: no such game)."""
+    await conn.execute(
+        update(games)
+        .where(games.c.id == game_id, games.c.rematch_id.is_(None))
+        .values(rematch_id=rematch_id)
+    )
+    stored = (
+        await conn.execute(select(games.c.rematch_id).where(games.c.id == game_id))
+    ).one_or_none()
+    return None if stored is None else str(stored.rematch_id)
+
+
 async def removed(conn: AsyncConnection, game_id: str) -> tuple[str, ...]:
     """The token hashes of the seats removed from ``game_id``, in order."""
     rows = await conn.execute(
