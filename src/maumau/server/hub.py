@@ -237,6 +237,8 @@ class Hub:
         """Another process says which seats of a table are connected to it."""
         referee = self.referees.get(game_id)
         if referee is not None:
+            if seats:  # (somebody is at it elsewhere: the table is not idle)
+                referee.last_seen = self.clock()
             referee.present_elsewhere(origin, seats, time.monotonic() + PRESENCE_TTL)
 
     def asked(self, game_id: str) -> None:
