@@ -320,6 +320,35 @@ async def test_status_touch_ids_and_idle_games(store: Store) -> None:
     assert await store.idle_games(before=460.0) == ["g3"]
 
 
+async def test_an_idle_game_is_closed_only_as_the_closer_has_it(store: Store) -> None:
+    """``close_unchanged``: a process closes a game only if its status and step count
+    are still what that process has (another may have played on)."""
+    await store.create_game(game_row(status="playing"))
+    await store.append("g1", [step(0, "deal"), step(1)], now=10.0)
+    assert not await store.close_unchanged("g1", "playing", 1, now=20.0)  # behind
+    assert not await store.close_unchanged("g1", "lobby", 2, now=20.0)  # started since
+    game = await store.game("g1")
+    assert game is not None and (game.status, game.last_active_at) == ("playing", 10.0)
+    assert await store.close_unchanged("g1", "playing", 2, now=20.0)
+    game = await store.game("g1")
+    assert game is not None and (game.status, game.last_active_at) == ("closed", 20.0)
+    assert not await store.close_unchanged("g1", "playing", 2, now=30.0)  # closed already
+    assert not await store.close_unchanged("nope", "playing", 0, now=30.0)
+
+
+async def test_knows_token_looks_up_one_token_of_one_game(store: Store) -> None:
+    await store.create_game(game_row())
+    await store.create_game(game_row("g2", seats=SEATS[:1]))
+    held = SEATS[2].token_hash
+    assert held is not None and SEATS[0].token_hash is not None
+    assert await store.knows_token("g1", held)
+    assert not await store.knows_token("g2", held)  # another game's seat
+    assert not await store.knows_token("g1", "c" * 64)
+    await store.replace_seats("g1", SEATS[:2], host=0, removed=(held,))
+    assert await store.knows_token("g1", held)  # removed: its holder is told so
+    assert await store.knows_token("g2", SEATS[0].token_hash)
+
+
 async def test_set_rematch_is_compare_and_set(store: Store) -> None:
     await store.create_game(game_row())
     assert await store.set_rematch("g1", "r1") == "r1"

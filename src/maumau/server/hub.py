@@ -101,11 +101,12 @@ class Hub:
 
     async def current(self, game_id: str) -> Referee:
         """:meth:`referee`, caught up with other processes' changes when the database is
-        shared (for answers that must show the latest: table info, the record)."""
+        shared (for answers that must show the latest: table info, the record).  The
+        reads are shared by the requests that come meanwhile and made outside the
+        table's lock (:meth:`Referee.caught_up`): asking costs the table's moves
+        nothing."""
         referee = await self.referee(game_id)
-        if self.store.shared:
-            async with referee.table.lock:
-                await referee.reload()
+        await referee.caught_up()
         return referee
 
     async def live_table(self, game_id: str) -> Table | None:
@@ -154,11 +155,15 @@ class Hub:
     # --- housekeeping -----------------------------------------------------------------
 
     async def sweep(self) -> None:
-        """Close idle tables and unload finished ones nobody watches."""
+        """Close idle tables and unload finished ones nobody watches.  A table is idle
+        when nobody has been connected to it anywhere (here, or at another process
+        that says so) and nothing happened to it anywhere (another process's changes
+        count, as they are heard) for its idle time; and the store closes it only if
+        it is still as this process has it (:meth:`close_table`)."""
         now = self.clock()
         for referee in list(self.referees.values()):
             table = referee.table
-            if referee.connections:
+            if referee.connections or referee.connected():
                 referee.last_seen = now
                 continue
             idle = now - referee.last_seen
@@ -169,14 +174,23 @@ class Hub:
                 self.unload(referee)
 
     async def close_table(self, referee: Referee) -> None:
+        """Close an idle table, if the store still has it as this process does (its
+        status and its number of steps): a process that is behind another one, which
+        played on meanwhile, does not close it but catches up."""
         table = referee.table
         async with table.lock:
             try:
-                await self.store.set_status(table.id, "closed", self.clock())
+                closed = await self.store.close_unchanged(
+                    table.id, table.status, table.step_count, self.clock()
+                )
             except StoreError as exc:
                 log.warning(
                     "table %s could not be closed: %s", table.id, exc, extra={"table": table.id}
                 )
+                return
+            if not closed:  # changed elsewhere: not idle
+                referee.last_seen = self.clock()
+                referee.follow()
                 return
             table.status = "closed"
             referee.close_all("table_closed", "the table was closed: nobody was connected")
@@ -201,6 +215,7 @@ class Hub:
         """Another process changed a table: if it is live here, catch up."""
         referee = self.referees.get(game_id)
         if referee is not None:
+            referee.last_seen = self.clock()  # (activity elsewhere: the table is not idle)
             referee.follow(steps_only)
 
     def chatted(self, game_id: str, message: str) -> None:
@@ -212,7 +227,9 @@ class Hub:
     def reconnected(self) -> None:
         """Change notices may have been missed while the listener was away: catch up
         with every live table."""
+        now = self.clock()
         for referee in list(self.referees.values()):
+            referee.last_seen = max(referee.last_seen, now)  # (what was missed may be play)
             referee.follow()
             referee.chat.missed()
 
@@ -220,6 +237,8 @@ class Hub:
         """Another process says which seats of a table are connected to it."""
         referee = self.referees.get(game_id)
         if referee is not None:
+            if seats:  # (somebody is at it elsewhere: the table is not idle)
+                referee.last_seen = self.clock()
             referee.present_elsewhere(origin, seats, time.monotonic() + PRESENCE_TTL)
 
     def asked(self, game_id: str) -> None:

@@ -17,12 +17,12 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import NoReturn, TypeVar
 
-from maumau.engine import EngineError, Game, IllegalAction
+from maumau.engine import Game, IllegalAction
 from maumau.engine.actions import Action
 from maumau.server.chat import ChatRoom
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
-from maumau.server.follow import Follower
+from maumau.server.follow import Follower, absorb, catch_up
 from maumau.server.metrics import UNCOUNTED
 from maumau.server.model import Model
 from maumau.server.presence import Facts, PresenceNotices
@@ -57,7 +57,7 @@ class Referee:
         # (through a weak proxy, as the stand-in: no cycle keeps an unloaded table alive)
         me = weakref.proxy(self)
         #: catching up with other processes' changes
-        self.follower = Follower(table.id, lambda table_too: me.catch_up(table_too))
+        self.follower = Follower(table.id, lambda table_too: catch_up(me, table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
         #: the table's reactions and chat (maumau.server.chat)
         self.chat = ChatRoom(me)
@@ -340,61 +340,24 @@ class Referee:
         its steps, and (``table_too``) its changes to seats and status.  The players
         are told."""
         table = self.table
-        game = table.game
-        rounds = 0 if game is None else len(game.results)
-        finished = game is not None and game.finished
         try:
             row = await self.store.game(table.id) if table_too else None
             steps = await self.store.steps(table.id, table.step_count - 1)
         except StoreError:
             table.rebuild(table.steps())
             return
-        seats = table.seats
-        if row is not None and table.adopt(row):
-            if table.status == "closed":
-                self.close_all("table_closed", "the table was closed")
-                return
-            if table.seats != seats:
-                self.seats_changed()
-            else:
-                self.broadcast_lobby()
-                self.stand_in.start_absences()
-        if steps:
-            self.accept_all(steps)
-        game = table.game
-        if game is None:
-            return
-        if steps:
-            if game.round_over and len(game.results) > rounds:
-                table.ready.clear()
-                table.round_ended_at = self.clock()
-            self.broadcast_state()
-            for index in range(rounds, len(game.results)):
-                self.broadcast(round_end(game, index))
-            if game.finished and not finished:
-                self.broadcast(game_end(game))
-                # the process that made the last move marks it finished too; until its
-                # change arrives, this one would refuse the record it just announced
-                await self.finish_if_over()
-        self.stand_in.poke()
+        await absorb(self, row, steps)
 
-    def accept_all(self, steps: list[StepRow]) -> None:
-        """Apply steps another process committed (a step that does not follow on
-        rebuilds the game from every committed step)."""
-        table = self.table
-        try:
-            for step in steps:
-                table.accept(step)
-        except (ValueError, EngineError):
-            table.rebuild([*table.steps(), *[s for s in steps if s.seq >= table.step_count]])
+    async def caught_up(self) -> None:
+        """Catch up with everything other processes committed before now (shared
+        databases; see :meth:`Follower.caught_up`): for answers that must show the
+        latest."""
+        if self.store.shared:
+            await self.follower.caught_up()
 
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed this table: catch up soon (see :mod:`follow`)."""
         self.follower.follow(steps_only)
-
-    async def catch_up(self, table_too: bool) -> None:
-        async with self.table.lock:
-            await self.reload(table_too)
 
     async def ready(self, conn: Connection) -> None:
         """A player is ready for the next round."""

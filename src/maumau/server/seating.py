@@ -87,9 +87,10 @@ async def create_table(hub: Hub, body: CreateGame) -> SeatGranted:
 
 async def fresh(referee: Referee) -> None:
     """Before a lobby change: when other server processes share the database, catch up
-    with their changes first (the caller holds the table's lock)."""
-    if referee.store.shared:
-        await referee.reload()
+    with their changes first (before taking the table's lock: the reads are made
+    outside it, and shared with other requests meanwhile; a change made elsewhere
+    after them is caught by the store's compare-and-set)."""
+    await referee.caught_up()
 
 
 def seat_of(referee: Referee, token: str | None) -> int:
@@ -108,16 +109,29 @@ def seat_of(referee: Referee, token: str | None) -> int:
     return seat
 
 
-async def hello_seat(referee: Referee, token: str) -> tuple[int, str]:
-    """The seat ``token`` holds and its identity (the token's hash), for a
-    connection's ``hello``; the caller holds the table's lock, and joins the
-    connection to the seat before letting it go.  When other server processes share
-    the database, a token this process does not know yet may have just claimed its
-    seat through another process: look again before refusing."""
+async def look_for(referee: Referee, token: str) -> None:
+    """Before a connection's ``hello`` (outside the table's lock): when other server
+    processes share the database, a token this process does not know may have just
+    claimed its seat (or had it removed) through another one.  The store is asked
+    about that token alone (one indexed read), and only a token it knows at this
+    table makes this one catch up: a made-up token costs the table nothing."""
     key = token_hash(token)
-    if referee.table.seat_of(key) is None and referee.store.shared:
-        await referee.reload()
-    return seat_of(referee, token), key
+    table = referee.table
+    if table.seat_of(key) is not None or key in table.removed or not referee.store.shared:
+        return
+    try:
+        known = await referee.store.knows_token(table.id, key)
+    except StoreError as exc:
+        raise store_unavailable(f"table {table.id}: the token cannot be looked up", exc) from None
+    if known:
+        await referee.caught_up()
+
+
+def hello_seat(referee: Referee, token: str) -> tuple[int, str]:
+    """The seat ``token`` holds and its identity (the token's hash), for a
+    connection's ``hello`` (after :func:`look_for`); the caller holds the table's
+    lock, and joins the connection to the seat before letting it go."""
+    return seat_of(referee, token), token_hash(token)
 
 
 def host_of(referee: Referee, token: str | None) -> int:
@@ -166,8 +180,8 @@ async def claim_seat(hub: Hub, game_id: str, name: str, token: str | None) -> Se
     """A free seat for a new player; a token that already holds a seat gets it back."""
     referee = await hub.referee(game_id)
     table = referee.table
+    await fresh(referee)
     async with table.lock:
-        await fresh(referee)
         if token:
             seat = table.seat_of(token_hash(token))
             if seat is not None:
@@ -191,8 +205,8 @@ async def add_bot(hub: Hub, game_id: str, level: str, token: str | None) -> BotA
         raise ServerError("bad_level", f"level: {level!r} is not one of {', '.join(BOT_LEVELS)}")
     referee = await hub.referee(game_id)
     table = referee.table
+    await fresh(referee)
     async with table.lock:
-        await fresh(referee)
         host_of(referee, token)
         in_lobby(referee)
         if len(table.seats) >= table.max_seats:
@@ -213,8 +227,8 @@ async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) 
     """The host removes a seat, or a player leaves their own (not the host's)."""
     referee = await hub.referee(game_id)
     table = referee.table
+    await fresh(referee)
     async with table.lock:
-        await fresh(referee)
         seat = seat_of(referee, token)
         in_lobby(referee)
         if not 0 <= position < len(table.seats):
@@ -235,8 +249,8 @@ async def remove_seat(hub: Hub, game_id: str, position: int, token: str | None) 
 async def start_game(hub: Hub, game_id: str, token: str | None) -> None:
     referee = await hub.referee(game_id)
     table = referee.table
+    await fresh(referee)
     async with table.lock:
-        await fresh(referee)
         host_of(referee, token)
         in_lobby(referee)
         if len(table.seats) < 2:
@@ -265,8 +279,8 @@ async def rematch(hub: Hub, game_id: str, token: str | None) -> RematchCreated:
     seat there too, and every connection at the old table is told."""
     referee = await hub.referee(game_id)
     table = referee.table
+    await fresh(referee)
     async with table.lock:
-        await fresh(referee)
         seat_of(referee, token)
         if table.status != "finished":
             raise ServerError("game_not_finished", "a rematch follows a finished game")

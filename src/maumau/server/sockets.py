@@ -173,12 +173,12 @@ async def receive(
                 conn.close(Closed(code="server_stopping", message=GOODBYE), SERVICE_RESTART)
                 return
             token = message.token
+            if token is not None:
+                await seating.look_for(referee, token)
             # the token's seat is found and joined under the lock that every change of
             # the seats holds, so the position is the token's own when it is used
             async with referee.table.lock:
-                seat, key = (
-                    (None, None) if token is None else await seating.hello_seat(referee, token)
-                )
+                seat, key = (None, None) if token is None else seating.hello_seat(referee, token)
                 referee.join(conn, seat, key)
             hub.notices.greet(conn)
             hub.metrics.greeted(referee, key)

@@ -267,6 +267,15 @@ class Table:
         self.name_seats()
         return before != (self.seats, self.host, self.status, self.rematch_id)
 
+    def differs(self, row: GameRow) -> bool:
+        """Whether :meth:`adopt` would change anything of this table."""
+        return (tuple(self.seats), self.host, self.status, self.rematch_id) != (
+            tuple(row.seats),
+            row.host,
+            row.status,
+            row.rematch_id,
+        ) or not self.removed.issuperset(row.removed)
+
     # --- seats ------------------------------------------------------------------------
 
     def name_seats(self) -> None:

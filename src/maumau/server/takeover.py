@@ -33,7 +33,7 @@ from maumau.server.names import display_name, distinct_name
 from maumau.server.protocol import Closed
 from maumau.server.referee import Referee
 from maumau.server.seat_requests import SeatRequest
-from maumau.server.seating import fresh, new_token, save_seats, token_hash
+from maumau.server.seating import new_token, save_seats, token_hash
 from maumau.store import SeatRow
 
 
@@ -103,7 +103,8 @@ async def answer_seat(referee: Referee, conn: Connection, request_id: int, accep
         if not accept:
             requests.end(request, "declined")
             return
-        await fresh(referee)  # another process may have changed the seats meanwhile
+        if referee.store.shared:  # another process may have changed the seats meanwhile
+            await referee.reload()  # (the host's answer: no stranger's request reads here)
         asker = request.conn  # (None: the asker is at another process, which says if it left)
         gone = asker is not None and (asker not in referee.connections or asker.closing)
         if request_id not in requests.open or gone:

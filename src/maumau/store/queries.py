@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Row, Text, cast, insert, select, update
+from sqlalchemy import Row, Text, cast, exists, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from maumau.store.errors import UnknownGame
@@ -36,6 +36,34 @@ async def game(conn: AsyncConnection, game_id: str) -> GameRow | None:
     )
 
 
+async def game_ids(
+    conn: AsyncConnection, statuses: Sequence[str], before: float | None = None
+) -> list[str]:
+    """The ids of the games in one of ``statuses``, oldest first; with ``before``,
+    those last active before it, least recently active first."""
+    query = select(games.c.id).where(games.c.status.in_(list(statuses)))
+    if before is None:
+        query = query.order_by(games.c.created_at, games.c.id)
+    else:
+        query = query.where(games.c.last_active_at < before)
+        query = query.order_by(games.c.last_active_at, games.c.id)
+    return list((await conn.execute(query)).scalars())
+
+
+async def set_rematch(conn: AsyncConnection, game_id: str, rematch_id: str) -> str | None:
+    """Link ``game_id`` to ``rematch_id`` unless it has a rematch; the one it has now
+    (``None``: no such game)."""
+    await conn.execute(
+        update(games)
+        .where(games.c.id == game_id, games.c.rematch_id.is_(None))
+        .values(rematch_id=rematch_id)
+    )
+    stored = (
+        await conn.execute(select(games.c.rematch_id).where(games.c.id == game_id))
+    ).one_or_none()
+    return None if stored is None else str(stored.rematch_id)
+
+
 async def removed(conn: AsyncConnection, game_id: str) -> tuple[str, ...]:
     """The token hashes of the seats removed from ``game_id``, in order."""
     rows = await conn.execute(
@@ -44,6 +72,18 @@ async def removed(conn: AsyncConnection, game_id: str) -> tuple[str, ...]:
         .order_by(removed_seats.c.token_hash)
     )
     return tuple(rows.scalars())
+
+
+async def knows_token(conn: AsyncConnection, game_id: str, token_hash: str) -> bool:
+    """Whether ``token_hash`` holds a seat at ``game_id`` or held one removed from it."""
+    held = select(seats_table.c.position).where(
+        seats_table.c.game_id == game_id, seats_table.c.token_hash == token_hash
+    )
+    gone = select(removed_seats.c.token_hash).where(
+        removed_seats.c.game_id == game_id, removed_seats.c.token_hash == token_hash
+    )
+    found = await conn.execute(select(exists(held) | exists(gone)))
+    return bool(found.scalar())
 
 
 async def insert_removed(conn: AsyncConnection, game_id: str, token_hashes: Sequence[str]) -> None:
@@ -162,3 +202,20 @@ async def update_game(conn: AsyncConnection, game_id: str, **values: Any) -> Non
     result = await conn.execute(update(games).where(games.c.id == game_id).values(**values))
     if result.rowcount == 0:
         raise UnknownGame(f"no game {game_id!r}")
+
+
+async def close_unchanged(
+    conn: AsyncConnection, game_id: str, status: str, step_count: int, now: float
+) -> bool:
+    """Close ``game_id`` if it is in ``status`` with ``step_count`` steps.  Its row is
+    locked first (PostgreSQL): an append, which updates that row too, has then either
+    committed (its steps are counted) or waits until this transaction ends."""
+    locked = select(games.c.status).where(games.c.id == game_id).with_for_update()
+    stored = (await conn.execute(locked)).scalar_one_or_none()
+    if stored != status:
+        return False
+    counted = select(func.count()).where(steps_table.c.game_id == game_id)
+    if (await conn.execute(counted)).scalar_one() != step_count:
+        return False
+    await update_game(conn, game_id, status="closed", last_active_at=now)
+    return True

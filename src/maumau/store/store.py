@@ -209,6 +209,12 @@ class Store:
         async with self._read() as conn:
             return await queries.game(conn, game_id)
 
+    async def knows_token(self, game_id: str, token_hash: str) -> bool:
+        """Whether the token hash ``token_hash`` holds a seat at ``game_id``, or held
+        one that was removed (indexed reads: nothing else of the game is read)."""
+        async with self._read() as conn:
+            return await queries.knows_token(conn, game_id, token_hash)
+
     async def load(self, game_id: str) -> tuple[GameRow, list[StepRow]] | None:
         """The game ``game_id`` and all its steps in order (one snapshot), or None."""
         async with self._read() as conn:
@@ -230,25 +236,15 @@ class Store:
 
     async def game_ids(self, statuses: Sequence[str]) -> list[str]:
         """The ids of the games in one of ``statuses``, oldest first."""
-        query = (
-            select(games.c.id)
-            .where(games.c.status.in_(list(statuses)))
-            .order_by(games.c.created_at, games.c.id)
-        )
         async with self._read() as conn:
-            return list((await conn.execute(query)).scalars())
+            return await queries.game_ids(conn, statuses)
 
     async def idle_games(
         self, before: float, statuses: Sequence[str] = ("lobby", "playing")
     ) -> list[str]:
         """The ids of the games in one of ``statuses`` last active before ``before``."""
-        query = (
-            select(games.c.id)
-            .where(games.c.status.in_(list(statuses)), games.c.last_active_at < before)
-            .order_by(games.c.last_active_at, games.c.id)
-        )
         async with self._read() as conn:
-            return list((await conn.execute(query)).scalars())
+            return await queries.game_ids(conn, statuses, before)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -319,6 +315,17 @@ class Store:
             await self._notify(conn, [game_id])
 
     @on_writer_thread
+    async def close_unchanged(self, game_id: str, status: str, steps: int, now: float) -> bool:
+        """Close ``game_id`` (an idle table) only if it is still in ``status`` with
+        ``steps`` steps, as the caller has it (another process may have played on);
+        return whether it was closed."""
+        async with self._write() as conn:
+            closed = await queries.close_unchanged(conn, game_id, status, steps, now)
+            if closed:
+                await self._notify(conn, [game_id])
+        return closed
+
+    @on_writer_thread
     async def touch(self, game_id: str, now: float) -> None:
         """Record activity in ``game_id`` at ``now``."""
         async with self._write() as conn:
@@ -332,18 +339,11 @@ class Store:
         caller gets the winner's id back.
         """
         async with self._write() as conn:
-            await conn.execute(
-                update(games)
-                .where(games.c.id == game_id, games.c.rematch_id.is_(None))
-                .values(rematch_id=rematch_id)
-            )
+            stored = await queries.set_rematch(conn, game_id, rematch_id)
             await self._notify(conn, [game_id])
-            stored = (
-                await conn.execute(select(games.c.rematch_id).where(games.c.id == game_id))
-            ).one_or_none()
         if stored is None:
             raise UnknownGame(f"no game {game_id!r}")
-        return str(stored.rematch_id)
+        return stored
 
     async def append(self, game_id: str, steps: Sequence[StepRow], now: float) -> None:
         """Append ``steps`` to ``game_id`` in one transaction, durable on return.
