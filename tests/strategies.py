@@ -9,7 +9,7 @@
 * :func:`snapshot` / :func:`check_conservation` look at a round's state.
 
 The settings profiles ``maumau-fast`` (default) and ``maumau-thorough`` are chosen with
-the environment variable ``MAUMAU_HYPOTHESIS_PROFILE``; tests apply them with
+the environment variable ``MAUMAU_TEST_HYPOTHESIS_PROFILE``; tests apply them with
 ``@PROFILE`` so other test files' hypothesis settings are left alone.
 """
 
@@ -43,7 +43,9 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     print_blob=True,
 )
-PROFILE = settings(settings.get_profile(os.environ.get("MAUMAU_HYPOTHESIS_PROFILE", "maumau-fast")))
+PROFILE = settings(
+    settings.get_profile(os.environ.get("MAUMAU_TEST_HYPOTHESIS_PROFILE", "maumau-fast"))
+)
 
 
 def scaled(factor: float) -> settings:

@@ -113,7 +113,8 @@ def test_an_unknown_variable_is_refused_naming_the_closest(
 def test_a_variable_of_any_operator_command_is_known_to_all() -> None:
     """One environment file serves serve, backup, restore and admin."""
     environ = {"MAUMAU_PUBLIC_URL": "https://cards.example.org", "MAUMAU_DRAIN_SECONDS": "5"}
-    environ |= {"MAUMAU_HYPOTHESIS_PROFILE": "maumau-thorough"}  # (the test suite's)
+    # (the test suite's own, MAUMAU_TEST_...: never a command's, never refused)
+    environ |= {"MAUMAU_TEST_HYPOTHESIS_PROFILE": "maumau-thorough", "MAUMAU_TEST_E2E_CHILD": "1"}
     args = parsed(["serve"], environ)
     assert args.public_url == "https://cards.example.org"
     assert getattr(args, "environment_error", None) is None

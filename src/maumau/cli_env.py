@@ -17,7 +17,8 @@ refused the same way, naming it and the closest variable there is: ignored, it w
 leave a setting silently unset (behind a proxy, every client would share the proxy's
 address and its limits).  It is refused, not warned of, since one environment file
 serves all these commands: a variable that none of them takes is a mistake whichever
-one runs (:data:`OTHER_VARIABLES` are the few that others read)."""
+one runs.  Names that start with :data:`RESERVED` (``MAUMAU_TEST_``) are left to the
+project's own test tooling, and to no command."""
 
 from __future__ import annotations
 
@@ -41,8 +42,9 @@ def variable(option: str) -> str:
 
 #: the commands whose options the environment may give (and their subcommands')
 OPERATOR_COMMANDS = ("serve", "backup", "restore", "admin")
-#: ``MAUMAU_`` variables that are no command's option, and who reads them
-OTHER_VARIABLES = {"MAUMAU_HYPOTHESIS_PROFILE": "the test suite (tests/strategies.py)"}
+#: variables of this prefix are no command's: the test suite's own (its Hypothesis
+#: profile, the browser suite's child run), never refused
+RESERVED = PREFIX + "TEST_"
 
 
 def apply_to_commands(
@@ -66,9 +68,9 @@ def unknown_variable(
     parsers: Sequence[argparse.ArgumentParser], environ: Mapping[str, str]
 ) -> str | None:
     """What is wrong with the first ``MAUMAU_`` variable in ``environ`` that is no
-    option of ``parsers`` (nor one of :data:`OTHER_VARIABLES`), or that names a flag
+    option of ``parsers`` (nor :data:`RESERVED`), or that names a flag
     (flags are the command line's alone); ``None`` if there is none."""
-    known: set[str] = set(OTHER_VARIABLES)
+    known: set[str] = set()
     flags: dict[str, str] = {}
     for each in parsers:
         for action in each._actions:
@@ -77,7 +79,7 @@ def unknown_variable(
                 flags[variable(longs[0])] = longs[0]
             elif longs:
                 known.add(variable(longs[0]))
-    for name in sorted(n for n in environ if n.startswith(PREFIX)):
+    for name in sorted(n for n in environ if n.startswith(PREFIX) and not n.startswith(RESERVED)):
         if name in known:
             continue
         if name in flags and flags[name] not in ("--help", "--version"):

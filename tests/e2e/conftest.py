@@ -3,8 +3,8 @@
 The sync Playwright API leaves an asyncio loop running in the main thread, which breaks
 async tests that run after it in the same process (see the toolchain notes).  So the
 root ``pytest`` run does not collect ``browser/``; ``test_browser.py`` here runs
-``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_E2E_CHILD=1``) and
-fails when it fails; that test runs last.  With ``MAUMAU_E2E_BESIDE=1`` the child
+``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_TEST_E2E_CHILD=1``) and
+fails when it fails; that test runs last.  With ``MAUMAU_TEST_E2E_BESIDE=1`` the child
 starts as soon as the root run has collected its tests and runs beside the rest: about
 3 minutes sooner on two cores, but the rest's timing-sensitive samples (the hostile
 load's short run) then share the cores with Chromium, and one of them failed so in
@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-CHILD_RUN = bool(os.environ.get("MAUMAU_E2E_CHILD"))
+CHILD_RUN = bool(os.environ.get("MAUMAU_TEST_E2E_CHILD"))
 collect_ignore = [] if CHILD_RUN else ["browser"]
 
 SUITE = "test_browser.py::test_browser_suite"
@@ -30,7 +30,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not suite:
         return
     items[:] = [item for item in items if item not in suite] + suite
-    if os.environ.get("MAUMAU_E2E_BESIDE"):
+    if os.environ.get("MAUMAU_TEST_E2E_BESIDE"):
         from test_browser import start_child
 
         start_child()

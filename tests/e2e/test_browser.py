@@ -1,6 +1,6 @@
 """Run the browser tests (tests/e2e/browser) in a child pytest process.
 
-:func:`test_browser_suite` runs last, starts the child (unless ``MAUMAU_E2E_BESIDE=1``
+:func:`test_browser_suite` runs last, starts the child (unless ``MAUMAU_TEST_E2E_BESIDE=1``
 had it started right after collection, to run beside the rest: see
 ``tests/e2e/conftest.py``) and fails when the child failed.
 """
@@ -39,7 +39,7 @@ class Child:
 
     def __init__(self) -> None:
         self.output: IO[str] = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in wait)
-        env = {**os.environ, "MAUMAU_E2E_CHILD": "1"}
+        env = {**os.environ, "MAUMAU_TEST_E2E_CHILD": "1"}
         command = [sys.executable, "-m", "pytest", str(HERE / "browser"), "-q"]
         command += ["-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"]
         self.proc = subprocess.Popen(

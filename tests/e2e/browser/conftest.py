@@ -13,7 +13,7 @@ from serving import serving
 
 ROOT = Path(__file__).resolve().parents[3]
 #: screenshots for people to look at (kept after the run)
-ARTIFACTS = Path(os.environ.get("MAUMAU_E2E_ARTIFACTS", ROOT / "tests" / "e2e" / "artifacts"))
+ARTIFACTS = Path(os.environ.get("MAUMAU_TEST_E2E_ARTIFACTS", ROOT / "tests" / "e2e" / "artifacts"))
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
