@@ -304,6 +304,8 @@ def test_only_the_last_lines_are_kept(
     texts = [x["text"] for x in kept["lines"]]
     assert texts == [f"line {n}" for n in range(sent - chat.KEEP, sent)]
 
+    client.portal.call(client.app.state.hub.store.chat.flush)  # (written in batches)
+
     async def stored() -> int:
         async with await Store.open(sqlite_url(tmp_path / "maumau.sqlite3")) as store:
             return await store.read(lambda conn: chat_store.count(conn, game_id))

@@ -114,12 +114,14 @@ class ChatRoom:
                     return chosen, await chat_store.lines(conn, table_id, KEEP)
 
                 self._heard = None
+                # (first: a line written meanwhile is in one of the two)
+                waiting = self.referee.store.chat.waiting(table_id)
                 try:
                     chosen, rows = await self.referee.store.read(read)
                 except StoreError as exc:
                     raise store_unavailable("the chat cannot be read", exc) from None
                 heard = {line.id: line for line in self.lines}
-                merged = {row.id: line_of(row) for row in rows} | heard
+                merged = {row.id: line_of(row) for row in rows + waiting} | heard
                 self.lines = deque((merged[i] for i in sorted(merged)), maxlen=KEEP)
                 self.settings = self._heard or chosen
                 self.loaded = True
@@ -175,18 +177,13 @@ class ChatRoom:
             raise ServerError("rate_limited", "chat: the table is chatting fast; wait a moment")
         table = self.referee.table
         name = table.seats[seat].name if seat is not None and seat < len(table.seats) else None
-        store = self.referee.store
         now = time.time()
 
-        async def write(db: AsyncConnection) -> ChatRow:
-            row = await chat_store.add_line(db, table.id, seat, name, words, now, KEEP)
-            if store.shared:
-                said = ChatSaid(line=line_of(row)).model_dump_json()
-                await chat_store.notify(db, store.origin, table.id, said)
-            return row
+        def notice(row: ChatRow) -> str:
+            return ChatSaid(line=line_of(row)).model_dump_json()
 
-        try:
-            row = await store.write(write)
+        try:  # (written with the next batch; see maumau.store.chat_buffer)
+            row = await self.referee.store.chat.add(table.id, seat, name, words, now, KEEP, notice)
         except StoreError as exc:
             raise store_unavailable("the chat line cannot be stored", exc) from None
         self._tell(ChatSaid(line=line_of(row)))

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store import exports, queries
 from maumau.store.appender import SqliteAppender
+from maumau.store.chat_buffer import ChatBuffer
 from maumau.store.connect import make_engine, writer
 from maumau.store.errors import (
     GameExists,
@@ -75,6 +76,8 @@ class Store:
         self.origin = secrets.token_hex(8)
         #: transactions that failed because the database was unavailable (see errors)
         self.failures = 0
+        #: chat lines waiting to be written in a batch (maumau.store.chat_buffer)
+        self.chat = ChatBuffer(self)
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -101,8 +104,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Finish queued appends, then close every connection (the store cannot be
-        used afterwards)."""
+        """Write the chat lines that wait, finish queued appends, then close every
+        connection (the store cannot be used afterwards)."""
+        await self.chat.close()
         await self._group.close()
         if self._appender is not None:
             await self._appender.stop()
