@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from maumau.server import chat
+from maumau.server import chat, chat_budget
 from maumau.store import Store, StoreUnavailable, chat_buffer, sqlite_url
 from maumau.store import chat as chat_store
 from serverkit import create_table, hello, make_client, receive_until
@@ -148,7 +148,7 @@ def test_lines_said_at_many_tables_share_one_write(
         for game_id, host in tables:
             with client.websocket_connect(f"/ws/{game_id}") as ana:
                 hello(ana, host)
-                for n in range(int(chat.LINE_BURST)):
+                for n in range(int(chat_budget.LINE_BURST)):
                     ana.send_json({"type": "chat", "text": f"line {n}"})
                     said = receive_until(ana, lambda m: m["type"] in ("chat_line", "error"))
                     assert said[-1]["type"] == "chat_line", said[-1]
@@ -157,7 +157,9 @@ def test_lines_said_at_many_tables_share_one_write(
         assert len(writes) == 1
         for game_id, _ in tables:
             rows = client.portal.call(stored, hub.store, game_id)
-            assert [r.text for r in rows] == [f"line {n}" for n in range(int(chat.LINE_BURST))]
+            assert [r.text for r in rows] == [
+                f"line {n}" for n in range(int(chat_budget.LINE_BURST))
+            ]
 
 
 async def test_on_postgresql_two_processes_lines_get_distinct_ids(pg_db_url: str) -> None:

@@ -46,8 +46,10 @@ class ChatRow:
 class ChatSettingsRow:
     #: chat is on at the table
     chat: bool = True
-    #: spectators may chat too (reactions they may always send)
+    #: spectators may chat too
     spectators: bool = False
+    #: spectators may react
+    spectator_reactions: bool = True
 
 
 async def next_ids(conn: AsyncConnection, count: int) -> list[int]:
@@ -121,13 +123,19 @@ async def settings(conn: AsyncConnection, game_id: str) -> ChatSettingsRow:
     row = (
         await conn.execute(select(chat_settings).where(chat_settings.c.game_id == game_id))
     ).one_or_none()
-    return ChatSettingsRow() if row is None else ChatSettingsRow(row.chat, row.spectators)
+    if row is None:
+        return ChatSettingsRow()
+    return ChatSettingsRow(row.chat, row.spectators, row.spectator_reactions)
 
 
 async def set_settings(conn: AsyncConnection, game_id: str, chosen: ChatSettingsRow) -> None:
     """Store the table's settings: one upsert, so two processes storing a table's first
     settings at once both succeed (the later one's values stay)."""
-    values = {"chat": chosen.chat, "spectators": chosen.spectators}
+    values = {
+        "chat": chosen.chat,
+        "spectators": chosen.spectators,
+        "spectator_reactions": chosen.spectator_reactions,
+    }
     statement = upsert_into(conn.dialect.name, chat_settings).values(game_id=game_id, **values)
     await conn.execute(
         statement.on_conflict_do_update(index_elements=[chat_settings.c.game_id], set_=values)
