@@ -11,7 +11,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import TypeVar, cast
 
 from sqlalchemy import bindparam, delete, insert, literal, select, update
@@ -115,12 +114,7 @@ class Store:
     async def __aenter__(self) -> Store:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_: object) -> None:
         await self.close()
 
     def __repr__(self) -> str:
