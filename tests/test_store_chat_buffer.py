@@ -176,3 +176,26 @@ async def test_on_postgresql_two_processes_lines_get_distinct_ids(pg_db_url: str
         await two.chat.flush()
         kept = await stored(one, "g1")
     assert sorted(row.text for row in kept) == [f"line {n}" for n in range(6)]
+
+
+def test_a_table_loaded_again_shows_the_lines_that_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table that left memory and is loaded again before the flush reads its chat
+    from the store and from the lines that wait: nothing said is missing."""
+    monkeypatch.setattr(chat_buffer, "FLUSH_SECONDS", 3600.0)
+    with make_client(tmp_path) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        game_id, host = create_table(client, "Ana")
+        with client.websocket_connect(f"/ws/{game_id}") as ana:
+            hello(ana, host)
+            ana.send_json({"type": "chat", "text": "not written yet"})
+            receive_until(ana, lambda m: m["type"] == "chat_line")
+        hub.unload(hub.referees[game_id])
+        with client.websocket_connect(f"/ws/{game_id}") as again:
+            hello(again, host)
+            again.send_json({"type": "ping"})  # (the history comes before the pong)
+            got = receive_until(again, lambda m: m["type"] == "pong")
+        assert hub.store.chat.size == 1
+    histories = [m for m in got if m["type"] == "chat_history"]
+    assert [[line["text"] for line in h["lines"]] for h in histories] == [["not written yet"]]
