@@ -136,3 +136,18 @@ def test_the_host_can_turn_spectators_reactions_off(client: TestClient) -> None:
         assert kept["spectator_reactions"] is False
         refused = react(again)
         assert refused is not None and refused["code"] == "chat_off"
+
+
+def test_a_tables_budgets_keep_a_bounded_number_of_people(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stream of new addresses cannot grow a table's budgets without bound: spent
+    buckets beyond :data:`KEPT` are forgotten, the longest unused first, and one a
+    person keeps using stays."""
+    monkeypatch.setattr(chat_budget, "KEPT", 8)
+    shares = chat_budget.Shares(1e-9, 1.0)
+    assert shares.allow("regular")
+    for n in range(100):
+        assert shares.allow(f"198.51.100.{n}")
+        assert not shares.allow("regular")  # (its use keeps it, spent)
+        assert len(shares.buckets) <= 8
