@@ -123,8 +123,10 @@ def running_game(server: Server) -> str:
     return game_id
 
 
-def chatting_table(server: Server, words: str) -> str:
-    """A new table whose host said ``words`` in its chat and let spectators chat."""
+def chatting_table(server: Server, database: str, words: str) -> str:
+    """A new table whose host said ``words`` in its chat and let spectators chat, once
+    the line is in the store at ``database`` (lines are written in batches, within a
+    second: maumau.store.chat_buffer)."""
     created = server.request("POST", "/api/games", {"name": "Hal"})
     url = f"ws://127.0.0.1:{server.port}/ws/{created['game_id']}"
     with connect(url, open_timeout=10) as ws:
@@ -133,6 +135,10 @@ def chatting_table(server: Server, words: str) -> str:
         assert receive(ws, "chat_line")["line"]["text"] == words
         ws.send(json.dumps({"type": "set_chat", "chat": True, "spectators": True}))
         receive(ws, "chat_options")
+    deadline = time.monotonic() + DEADLINE
+    while not any(repr(words) in row for row in snapshot(database)["chat_lines"]):
+        assert time.monotonic() < deadline, f"the line {words!r} was never written"
+        time.sleep(0.1)
     return str(created["game_id"])
 
 
@@ -178,7 +184,7 @@ def test_backup_wipe_restore_gives_back_every_game(
 ) -> None:
     server, url = served
     finished, playing = finished_game(server), running_game(server)
-    chatting = chatting_table(server, "kept in the backup")
+    chatting = chatting_table(server, url, "kept in the backup")
     record = server.request("GET", f"/api/games/{finished}/record")
     backup = tmp_path / "backup.db"
     status, out, err = run(capsys, "backup", "--to", str(backup), "--database-url", url)
@@ -270,7 +276,7 @@ def test_export_and_purge_write_records_that_verify_and_replay(
     server, url = served
     finished, playing = finished_game(server), running_game(server)
     served_record = server.request("GET", f"/api/games/{finished}/record")
-    unstarted = chatting_table(server, "gone with the table")
+    unstarted = chatting_table(server, url, "gone with the table")
     status, _, err = run(capsys, "admin", "close", unstarted, "--database-url", url)
     assert status == 0, err
 

@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from maumau.server import chat
+from maumau.server import chat, chat_budget
 from maumau.store import Store, sqlite_url
 from maumau.store import chat as chat_store
 from serverkit import (
@@ -56,6 +56,13 @@ def history(ws: WebSocketTestSession, token: str | None) -> Message:
 
 def next_of(ws: WebSocketTestSession, kind: str) -> Message:
     return receive_until(ws, lambda m: m["type"] in (kind, "error"))[-1]
+
+
+def answer(ws: WebSocketTestSession, text: str) -> Message:
+    """The answer to a line ``text`` that ``ws`` sent: the line, or an error."""
+    return receive_until(
+        ws, lambda m: m["type"] == "error" or m.get("line", {}).get("text") == text
+    )[-1]
 
 
 def quiet_until_pong(ws: WebSocketTestSession) -> list[Message]:
@@ -154,59 +161,43 @@ def test_a_line_that_is_no_string_is_a_bad_message(client: TestClient) -> None:
         assert next_of(ana, "chat_line")["code"] == "bad_message"
 
 
-def test_lines_are_rate_limited_per_connection(
+def test_a_seats_tabs_share_its_budget_and_leave_the_others_theirs(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(chat, "LINES_PER_SECOND", 1e-9)  # (no refill while the test runs)
+    """All the sockets of one seat (its tabs) share one budget: many tabs get no
+    more lines than one, and use up neither the host's lines nor anybody's."""
+    monkeypatch.setattr(chat_budget, "LINES_PER_SECOND", 1e-9)  # (no refill meanwhile)
     game_id, host = create_table(client, "Ana")
     _, ben_token = join(client, game_id, "Ben")
     with (
         client.websocket_connect(f"/ws/{game_id}") as ana,
         client.websocket_connect(f"/ws/{game_id}") as ben,
+        client.websocket_connect(f"/ws/{game_id}") as ben2,
+        client.websocket_connect(f"/ws/{game_id}") as ben3,
     ):
         greet(ana, host)
-        greet(ben, ben_token)
-        for n in range(int(chat.LINE_BURST)):
-            ana.send_json({"type": "chat", "text": f"line {n}"})
-            assert next_of(ana, "chat_line")["type"] == "chat_line"
-        ana.send_json({"type": "chat", "text": "one too many"})
-        refused = next_of(ana, "chat_line")
-        assert (refused["type"], refused["code"]) == ("error", "rate_limited")
-        # another connection has its own allowance
-        ben.send_json({"type": "chat", "text": "me too"})
-        got = receive_until(ben, lambda m: m.get("line", {}).get("text") == "me too")
-        assert not [m for m in got if m["type"] == "error"]
-
-
-def test_the_whole_table_is_rate_limited_too(
-    client: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Many connections together cannot make every connection at the table receive
-    more than the table's allowance."""
-    monkeypatch.setattr(chat, "TABLE_REACTIONS_PER_SECOND", 1e-9)
-    monkeypatch.setattr(chat, "TABLE_REACTION_BURST", 3.0)
-    game_id, host = create_table(client, "Ana")
-    with (
-        client.websocket_connect(f"/ws/{game_id}") as ana,
-        client.websocket_connect(f"/ws/{game_id}") as one,
-        client.websocket_connect(f"/ws/{game_id}") as two,
-    ):
-        for ws, token in ((ana, host), (one, None), (two, None)):
-            greet(ws, token)
-        for ws in (one, two, one):
-            ws.send_json({"type": "react", "key": "wow"})
-            assert next_of(ws, "reaction")["type"] == "reaction"
-        two.send_json({"type": "react", "key": "wow"})  # its own first, the table's fourth
-        refused = receive_until(two, lambda m: m["type"] == "error")[-1]
-        assert refused["code"] == "rate_limited" and "table" in refused["message"]
-        # the host got the table's three reactions, and not the fourth
-        assert [m["seat"] for m in said(quiet_until_pong(ana))] == [None, None, None]
+        tabs = (ben, ben2, ben3)
+        for tab in tabs:
+            greet(tab, ben_token)
+        for n in range(int(chat_budget.LINE_BURST)):
+            tab = tabs[n % len(tabs)]
+            tab.send_json({"type": "chat", "text": f"line {n}"})
+            assert answer(tab, f"line {n}")["type"] == "chat_line"
+        for tab in tabs:  # every tab of the seat: its budget is spent
+            tab.send_json({"type": "chat", "text": "one too many"})
+            refused = answer(tab, "one too many")
+            assert (refused["type"], refused["code"]) == ("error", "rate_limited")
+            assert "this seat" in refused["message"]
+        # the host has all of hers
+        for n in range(int(chat_budget.LINE_BURST)):
+            ana.send_json({"type": "chat", "text": f"host {n}"})
+            assert answer(ana, f"host {n}")["type"] == "chat_line"
 
 
 def test_reactions_are_known_keys_rate_limited_and_reach_everyone(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(chat, "REACTIONS_PER_SECOND", 1e-9)
+    monkeypatch.setattr(chat_budget, "REACTIONS_PER_SECOND", 1e-9)
     game_id, host = create_table(client, "Ana")
     with (
         client.websocket_connect(f"/ws/{game_id}") as ana,
@@ -219,7 +210,7 @@ def test_reactions_are_known_keys_rate_limited_and_reach_everyone(
         ana.send_json({"type": "react", "key": "<b>boo</b>"})
         unknown = next_of(ana, "reaction")
         assert unknown["code"] == "unknown_reaction" and "nice" in unknown["message"]
-        for _ in range(int(chat.REACTION_BURST)):
+        for _ in range(int(chat_budget.REACTION_BURST)):
             ana.send_json({"type": "react", "key": "gg"})
             assert next_of(ana, "reaction") == {"type": "reaction", "seat": 0, "key": "gg"}
         ana.send_json({"type": "react", "key": "gg"})
@@ -238,7 +229,12 @@ def test_the_hosts_chat_off_is_enforced_by_the_server(client: TestClient) -> Non
         ben.send_json({"type": "set_chat", "chat": False, "spectators": False})
         assert next_of(ben, "chat_options")["code"] == "not_host"
         ana.send_json({"type": "set_chat", "chat": False, "spectators": False})
-        off = {"type": "chat_options", "chat": False, "spectators": False}
+        off = {
+            "type": "chat_options",
+            "chat": False,
+            "spectators": False,
+            "spectator_reactions": True,
+        }
         assert next_of(ana, "chat_options") == off
         assert next_of(ben, "chat_options") == off
         ben.send_json({"type": "chat", "text": "can I?"})
@@ -290,8 +286,7 @@ def test_chat_needs_hello_first(client: TestClient) -> None:
 def test_only_the_last_lines_are_kept(
     tmp_path: Path, client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(chat, "LINE_BURST", 1000.0)
-    monkeypatch.setattr(chat, "TABLE_LINE_BURST", 1000.0)
+    monkeypatch.setattr(chat_budget, "LINE_BURST", 1000.0)
     game_id, host = create_table(client, "Ana")
     sent = chat.KEEP + 7
     with client.websocket_connect(f"/ws/{game_id}") as ana:
@@ -303,6 +298,8 @@ def test_only_the_last_lines_are_kept(
         kept = history(again, host)
     texts = [x["text"] for x in kept["lines"]]
     assert texts == [f"line {n}" for n in range(sent - chat.KEEP, sent)]
+
+    client.portal.call(client.app.state.hub.store.chat.flush)  # (written in batches)
 
     async def stored() -> int:
         async with await Store.open(sqlite_url(tmp_path / "maumau.sqlite3")) as store:
@@ -357,7 +354,7 @@ def test_chat_messages_carry_nothing_of_anybodys_hand(client: TestClient) -> Non
     fields = {
         "chat_line": {"type", "line"},
         "reaction": {"type", "seat", "key"},
-        "chat_options": {"type", "chat", "spectators"},
+        "chat_options": {"type", "chat", "spectators", "spectator_reactions"},
     }
     for text in seen[0]:
         message = json.loads(text)

@@ -192,12 +192,24 @@ def test_chat_reaches_the_players_of_the_other_process(servers: list[Server]) ->
         assert (line["seat"], line["name"], line["text"]) == (0, "Ana", "hi from a")
         ben.send(json.dumps({"type": "react", "key": "wow"}))
         assert chat_until(ana, "reaction") == {"type": "reaction", "seat": 1, "key": "wow"}
-        ana.send(json.dumps({"type": "set_chat", "chat": False, "spectators": False}))
-        assert chat_until(ben, "chat_options")["chat"] is False
+        ana.send(
+            json.dumps(
+                {
+                    "type": "set_chat",
+                    "chat": False,
+                    "spectators": False,
+                    "spectator_reactions": False,
+                }
+            )
+        )
+        heard = chat_until(ben, "chat_options")
+        assert (heard["chat"], heard["spectator_reactions"]) == (False, False)
         ben.send(json.dumps({"type": "chat", "text": "and from b?"}))
         assert chat_until(ben, "chat_line")["code"] == "chat_off"
     with connect(f"ws://127.0.0.1:{b.port}/ws/{game_id}") as late:
         late.send(json.dumps({"type": "hello"}))
         history = chat_until(late, "chat_history")
-    assert history["chat"] is False
+        late.send(json.dumps({"type": "react", "key": "wow"}))  # a spectator, here
+        assert chat_until(late, "reaction")["code"] == "chat_off"
+    assert (history["chat"], history["spectator_reactions"]) == (False, False)
     assert [x["text"] for x in history["lines"]] == ["hi from a"]

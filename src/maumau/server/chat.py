@@ -1,12 +1,15 @@
 """A table's reactions and chat (docs/protocol.md, "Chat and reactions").
 
 Reactions are a few known keys (the client translates them), shown at the sender's
-seat; anybody at the table may send them, spectators too, and they are not kept.
+seat; anybody at the table may send them, spectators too unless the host turned their
+reactions off, and they are not kept.
 Chat lines are plain text by the rules of display names (:func:`names.plain_text`),
 at most :data:`MAX_TEXT` characters, kept with the table (its last :data:`KEEP` lines,
-so a reload shows them) and never in the game record.  The host may turn chat off, and
-may let spectators chat (by default players chat, spectators do not).  Lines and
-reactions are rate-limited per connection, on top of the limit on all its messages.
+so a reload shows them; written in batches, :mod:`maumau.store.chat_buffer`) and never
+in the game record.  The host may turn chat off, may let spectators chat (by default
+players chat, spectators do not), and may turn spectators' reactions off.  Lines and
+reactions are rate-limited per person (:mod:`maumau.server.chat_budget`), on top of the
+limit on all of a connection's messages.
 On PostgreSQL every line, reaction and change of the settings reaches the players of
 the other server processes through a notice (:mod:`maumau.store.chat`).
 """
@@ -17,15 +20,14 @@ import asyncio
 import json
 import logging
 import time
-import weakref
 from collections import deque
 from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
+from maumau.server.chat_budget import ChatBudget
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError, store_unavailable
-from maumau.server.limits import TokenBucket
 from maumau.server.model import Model
 from maumau.server.names import plain_text
 from maumau.server.table_talk import ChatHistory, ChatLine, ChatOptions, ChatSaid, Reaction
@@ -59,18 +61,6 @@ REACTIONS = (
 MAX_TEXT = 200
 #: the lines kept per table (older ones are pruned)
 KEEP = 50
-#: chat lines per connection: this many a second on average, in bursts of at most
-LINES_PER_SECOND = 0.5
-LINE_BURST = 5.0
-#: reactions per connection: this many a second on average, in bursts of at most
-REACTIONS_PER_SECOND = 1.0
-REACTION_BURST = 5.0
-#: and at the whole table (every line and reaction goes to everyone there, so many
-#: connections together may not make it more): lines, and reactions, a second and bursts
-TABLE_LINES_PER_SECOND = 2.0
-TABLE_LINE_BURST = 10.0
-TABLE_REACTIONS_PER_SECOND = 5.0
-TABLE_REACTION_BURST = 20.0
 
 
 def line_of(row: ChatRow) -> ChatLine:
@@ -90,14 +80,8 @@ class ChatRoom:
         self._loading = asyncio.Lock()
         #: the settings heard from another process while they were being read
         self._heard: ChatSettingsRow | None = None
-        self._line_buckets: weakref.WeakKeyDictionary[Connection, TokenBucket] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._reaction_buckets: weakref.WeakKeyDictionary[Connection, TokenBucket] = (
-            weakref.WeakKeyDictionary()
-        )
-        self._table_lines = TokenBucket(TABLE_LINES_PER_SECOND, TABLE_LINE_BURST)
-        self._table_reactions = TokenBucket(TABLE_REACTIONS_PER_SECOND, TABLE_REACTION_BURST)
+        #: what each person may send (maumau.server.chat_budget)
+        self.budget = ChatBudget()
 
     # --- reading ------------------------------------------------------------------------
 
@@ -114,12 +98,14 @@ class ChatRoom:
                     return chosen, await chat_store.lines(conn, table_id, KEEP)
 
                 self._heard = None
+                # (first: a line written meanwhile is in one of the two)
+                waiting = self.referee.store.chat.waiting(table_id)
                 try:
                     chosen, rows = await self.referee.store.read(read)
                 except StoreError as exc:
                     raise store_unavailable("the chat cannot be read", exc) from None
                 heard = {line.id: line for line in self.lines}
-                merged = {row.id: line_of(row) for row in rows} | heard
+                merged = {row.id: line_of(row) for row in rows + waiting} | heard
                 self.lines = deque((merged[i] for i in sorted(merged)), maxlen=KEEP)
                 self.settings = self._heard or chosen
                 self.loaded = True
@@ -155,7 +141,12 @@ class ChatRoom:
         if not self.lines and settings == ChatSettingsRow():
             return
         conn.send(
-            ChatHistory(chat=settings.chat, spectators=settings.spectators, lines=list(self.lines))
+            ChatHistory(
+                chat=settings.chat,
+                spectators=settings.spectators,
+                spectator_reactions=settings.spectator_reactions,
+                lines=list(self.lines),
+            )
         )
 
     # --- what clients send --------------------------------------------------------------
@@ -169,24 +160,16 @@ class ChatRoom:
         if seat is None and not settings.spectators:
             raise ServerError("chat_off", "spectators may not chat at this table")
         words = plain_text(raw, MAX_TEXT, "bad_chat", "chat")
-        if not _bucket(self._line_buckets, conn, LINES_PER_SECOND, LINE_BURST).allow():
-            raise ServerError("rate_limited", "chat: too many lines; wait a moment")
-        if not self._table_lines.allow():
-            raise ServerError("rate_limited", "chat: the table is chatting fast; wait a moment")
+        self.budget.line(conn)
         table = self.referee.table
         name = table.seats[seat].name if seat is not None and seat < len(table.seats) else None
-        store = self.referee.store
         now = time.time()
 
-        async def write(db: AsyncConnection) -> ChatRow:
-            row = await chat_store.add_line(db, table.id, seat, name, words, now, KEEP)
-            if store.shared:
-                said = ChatSaid(line=line_of(row)).model_dump_json()
-                await chat_store.notify(db, store.origin, table.id, said)
-            return row
+        def notice(row: ChatRow) -> str:
+            return ChatSaid(line=line_of(row)).model_dump_json()
 
-        try:
-            row = await store.write(write)
+        try:  # (written with the next batch; see maumau.store.chat_buffer)
+            row = await self.referee.store.chat.add(table.id, seat, name, words, now, KEEP, notice)
         except StoreError as exc:
             raise store_unavailable("the chat line cannot be stored", exc) from None
         self._tell(ChatSaid(line=line_of(row)))
@@ -198,23 +181,28 @@ class ChatRoom:
                 "unknown_reaction",
                 f"unknown reaction {key!r}; the reactions are " + ", ".join(REACTIONS),
             )
-        if not _bucket(self._reaction_buckets, conn, REACTIONS_PER_SECOND, REACTION_BURST).allow():
-            raise ServerError("rate_limited", "reactions: too many; wait a moment")
-        if not self._table_reactions.allow():
-            raise ServerError("rate_limited", "reactions: the table reacts fast; wait a moment")
+        settings = await self.load()
+        if conn.seat is None and not settings.spectator_reactions:
+            raise ServerError("chat_off", "the host has turned spectators' reactions off here")
+        self.budget.reaction(conn)
         reaction = Reaction(seat=conn.seat, key=key)
         self._tell(reaction)
         await self._elsewhere(reaction)
 
-    async def choose(self, conn: Connection, chat: bool, spectators: bool) -> None:
-        """The host's settings for the chat."""
+    async def choose(
+        self, conn: Connection, chat: bool, spectators: bool, reactions: bool | None
+    ) -> None:
+        """The host's settings for the chat (``reactions``: the spectators'; ``None``:
+        as they are)."""
         table = self.referee.table
         if conn.seat is None or conn.seat != table.host:
             raise ServerError("not_host", "only the host may turn the chat on or off")
-        await self.load()
-        chosen = ChatSettingsRow(chat, spectators)
+        settings = await self.load()
+        if reactions is None:
+            reactions = settings.spectator_reactions
+        chosen = ChatSettingsRow(chat, spectators, reactions)
         store = self.referee.store
-        options = ChatOptions(chat=chat, spectators=spectators)
+        options = ChatOptions(chat=chat, spectators=spectators, spectator_reactions=reactions)
 
         async def write(db: AsyncConnection) -> None:
             await chat_store.set_settings(db, table.id, chosen)
@@ -244,7 +232,9 @@ class ChatRoom:
                 self._tell(Reaction.model_validate(data))
             elif kind == "chat_options":
                 options = ChatOptions.model_validate(data)
-                self.settings = self._heard = ChatSettingsRow(options.chat, options.spectators)
+                self.settings = self._heard = ChatSettingsRow(
+                    options.chat, options.spectators, options.spectator_reactions
+                )
                 self._tell(options)
         except (ValueError, ValidationError):
             log.warning("table %s: an unreadable chat notice was ignored", self.referee.table.id)
@@ -267,15 +257,3 @@ class ChatRoom:
         if isinstance(message, ChatSaid):
             self.lines.append(message.line)
         self.referee.broadcast(message)
-
-
-def _bucket(
-    buckets: weakref.WeakKeyDictionary[Connection, TokenBucket],
-    conn: Connection,
-    rate: float,
-    burst: float,
-) -> TokenBucket:
-    bucket = buckets.get(conn)
-    if bucket is None:
-        bucket = buckets[conn] = TokenBucket(rate, burst)
-    return bucket

@@ -44,6 +44,9 @@ class Connection:
         #: whenever the seats change (:meth:`Referee.seats_changed`).
         self.seat: int | None = None
         self.seat_key: str | None = None
+        #: the client's address as per-address limits count it (``address_key``; a
+        #: spectator's chat budget is its address's)
+        self.address = ""
         #: which round's log, and how much of it, this client has been sent
         self.round = -1
         self.logged = 0

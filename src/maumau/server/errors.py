@@ -75,7 +75,10 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_action": (400, "the action object is malformed (the message says where)"),
     "bad_card": (400, "not a card code of this game's deck"),
     # chat and reactions
-    "chat_off": (403, "chat is off at this table (or for spectators): nothing was sent"),
+    "chat_off": (
+        403,
+        "chat is off at this table (or spectators may not chat or react): nothing was sent",
+    ),
     "bad_chat": (422, "not a chat line (the message names the rule it breaks)"),
     "unknown_reaction": (422, "not one of the reactions the server knows (the message lists them)"),
     # the server itself

@@ -27,7 +27,7 @@ from maumau.server.connection import Connection
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
-from maumau.server.limits import TokenBucket
+from maumau.server.limits import TokenBucket, address_key
 from maumau.server.protocol import (
     ActionMessage,
     ClientMessage,
@@ -98,6 +98,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
             return
         limiter = TokenBucket(config.messages_per_second, config.message_burst)
         conn = Connection(ws, limiter, config.send_queue, send)
+        conn.address = address_key(client_host(ws))
         writer = asyncio.get_running_loop().create_task(conn.writer())
         try:
             while not conn.closing:
@@ -233,7 +234,9 @@ async def _chat(referee: Referee, conn: Connection, message: Chat | React | SetC
     elif isinstance(message, React):
         await referee.chat.react(conn, message.key)
     else:
-        await referee.chat.choose(conn, message.chat, message.spectators)
+        await referee.chat.choose(
+            conn, message.chat, message.spectators, message.spectator_reactions
+        )
 
 
 def parse(data: Any) -> ClientMessage:

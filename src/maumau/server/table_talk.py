@@ -58,11 +58,13 @@ class React(Model):
 
 
 class SetChat(Model):
-    """The host turns the table's chat on or off, and lets spectators chat or not."""
+    """The host turns the table's chat on or off, lets spectators chat or not, and
+    lets spectators react or not (``None``: as it is)."""
 
     type: Literal["set_chat"]
     chat: bool
     spectators: bool
+    spectator_reactions: bool | None = None
 
 
 # --- WebSocket: late friends, server to client (server/takeover.py) ---------------------
@@ -140,6 +142,8 @@ class ChatHistory(Model):
     chat: bool
     #: spectators may chat too
     spectators: bool
+    #: spectators may react
+    spectator_reactions: bool
     lines: list[ChatLine]
 
 
@@ -164,3 +168,4 @@ class ChatOptions(Model):
     type: Literal["chat_options"] = "chat_options"
     chat: bool
     spectators: bool
+    spectator_reactions: bool

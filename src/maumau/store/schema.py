@@ -23,6 +23,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    true,
 )
 
 NAMING = {
@@ -143,7 +144,7 @@ chat_lines = Table(
 )
 
 #: what the host allows in a table's chat; a table without a row has the defaults
-#: (chat on for players, off for spectators)
+#: (chat on for players, off for spectators; spectators may react)
 chat_settings = Table(
     "chat_settings",
     metadata,
@@ -155,4 +156,5 @@ chat_settings = Table(
     ),
     Column("chat", Boolean, nullable=False),
     Column("spectators", Boolean, nullable=False),
+    Column("spectator_reactions", Boolean, nullable=False, server_default=true()),
 )

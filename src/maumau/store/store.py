@@ -11,7 +11,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from types import TracebackType
 from typing import TypeVar, cast
 
 from sqlalchemy import bindparam, delete, insert, literal, select, update
@@ -21,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from maumau.store import exports, queries
 from maumau.store.appender import SqliteAppender
+from maumau.store.chat_buffer import ChatBuffer
 from maumau.store.connect import make_engine, writer
 from maumau.store.errors import (
     GameExists,
@@ -75,6 +75,8 @@ class Store:
         self.origin = secrets.token_hex(8)
         #: transactions that failed because the database was unavailable (see errors)
         self.failures = 0
+        #: chat lines waiting to be written in a batch (maumau.store.chat_buffer)
+        self.chat = ChatBuffer(self)
 
     @classmethod
     async def open(cls, url: str) -> Store:
@@ -101,8 +103,9 @@ class Store:
         return store
 
     async def close(self) -> None:
-        """Finish queued appends, then close every connection (the store cannot be
-        used afterwards)."""
+        """Write the chat lines that wait, finish queued appends, then close every
+        connection (the store cannot be used afterwards)."""
+        await self.chat.close()
         await self._group.close()
         if self._appender is not None:
             await self._appender.stop()
@@ -111,12 +114,7 @@ class Store:
     async def __aenter__(self) -> Store:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *_: object) -> None:
         await self.close()
 
     def __repr__(self) -> str:

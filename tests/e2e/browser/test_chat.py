@@ -231,3 +231,57 @@ def test_the_hosts_chat_off_is_shown_and_enforced_by_the_server(
     anna.check("#chat-on")
     expect(bruno.locator("#chat-sheet #chat-form")).to_be_visible()
     expect(bruno.locator("#chat-sheet #chat-note")).to_be_hidden()
+
+
+def test_the_host_turns_spectators_reactions_off(
+    browser: Browser, trio: Table, artifacts: Path
+) -> None:
+    """Item 7 of "Trust, round 3": the host's switch beside chat-off silences the
+    spectators' reactions; the spectator sees why, and the server refuses a raw
+    spectator's reaction with ``chat_off``. Screenshots of the switch (host) and the
+    note (spectator) at 360x640 and 1280x800."""
+    anna = trio.open(browser, 0, viewport=SIZES[2])
+    watcher = watch(trio, browser, SIZES[0])
+    chat_tab(anna)
+    switch = anna.locator("#chat-spectator-reactions")
+    expect(switch).to_be_checked()
+    expect(anna.locator("#chat-host")).to_contain_text("Spectators may react")
+    watcher.click("#chat-open")
+    expect(watcher.locator("#chat-sheet .reactions")).to_be_visible()
+
+    anna.uncheck("#chat-spectator-reactions")
+    expect(watcher.locator("#chat-sheet .reactions")).to_be_hidden()
+    expect(watcher.locator("#chat-sheet #react-note")).to_have_text(
+        "The host has turned spectators' reactions off."
+    )
+    expect(anna.locator(".side #chat .reactions")).to_be_visible()  # players react on
+    expect(anna.locator("#react-note")).to_be_hidden()
+    anna.locator("#chat-host").screenshot(path=str(artifacts / "chat-host-switches-1280x800.png"))
+    anna.screenshot(path=str(artifacts / "chat-spectator-reactions-host-1280x800.png"))
+    watcher.screenshot(path=str(artifacts / "chat-spectator-reactions-off-360x640.png"))
+    anna.set_viewport_size(SIZES[0])
+    anna.click("#chat-open")
+    expect(anna.locator("#chat-sheet #chat-spectator-reactions")).not_to_be_checked()
+    anna.screenshot(path=str(artifacts / "chat-spectator-reactions-host-360x640.png"))
+    watcher.click("#chat-sheet .close")
+    watcher.set_viewport_size(SIZES[2])
+    chat_tab(watcher)
+    expect(watcher.locator(".side #react-note")).to_be_visible()
+    watcher.screenshot(path=str(artifacts / "chat-spectator-reactions-off-1280x800.png"))
+
+    # not only hidden: the server refuses a raw spectator's reaction with a code
+    socket = trio.base.replace("http", "ws", 1) + f"/ws/{trio.game_id}"
+    with connect(socket, open_timeout=10) as raw:
+        raw.send(json.dumps({"type": "hello"}))
+        raw.send(json.dumps({"type": "react", "key": "wow"}))
+        deadline = time.monotonic() + 30
+        while True:
+            message = json.loads(raw.recv(timeout=deadline - time.monotonic()))
+            if message["type"] == "error":
+                break
+        assert message["code"] == "chat_off", message
+
+    # on again: the spectator's reactions are back
+    anna.check("#chat-sheet #chat-spectator-reactions")
+    expect(watcher.locator(".side #chat .reactions")).to_be_visible()
+    expect(watcher.locator("#react-note")).to_be_hidden()

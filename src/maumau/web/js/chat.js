@@ -20,12 +20,21 @@ const KEEP = 50;
 const SPEECH = '<svg viewBox="0 0 24 24"><path d="M4 4.5h16a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2v-9a2 2 0 0 1 2-2z" fill="currentColor"/></svg>';
 /** How long a bubble stays at a seat. */
 const BUBBLE_MS = 4000;
+/** What the host allows at a new table. */
+const DEFAULTS = { chat: true, spectators: false, spectator_reactions: true };
+/** The host's switches: each box's id and its words. */
+const SWITCHES = { "chat-on": "chat.host_on", "chat-spectators": "chat.host_spectators", "chat-spectator-reactions": "chat.host_spectator_reactions" };
+
+/** What the host allows, from a chat_history or chat_options message. */
+function optionsOf(msg) {
+  return { chat: msg.chat, spectators: msg.spectators, spectator_reactions: msg.spectator_reactions ?? true };
+}
 
 export class ChatView {
   constructor(page) {
     this.page = page;
     this.lines = [];
-    this.options = { chat: true, spectators: false };
+    this.options = DEFAULTS;
     this.unread = 0;
     this.muted = loadMuted(page.gameId);
     this.bubbles = new Map(); // place ("seat-N", "spectators") -> { make, kind, until }
@@ -42,12 +51,12 @@ export class ChatView {
     switch (msg.type) {
       case "welcome": // a new connection: chat_history follows unless the chat is new
         this.lines = [];
-        this.options = { chat: true, spectators: false };
+        this.options = DEFAULTS;
         this.refresh();
         return false;
       case "chat_history":
         this.lines = msg.lines.slice(-KEEP);
-        this.options = { chat: msg.chat, spectators: msg.spectators };
+        this.options = optionsOf(msg);
         break;
       case "chat_line":
         if (this.lines.some((l) => l.id === msg.line.id)) return true;
@@ -61,7 +70,7 @@ export class ChatView {
         if (!this.isMuted(msg.seat)) this.bubble(msg.seat, () => reactionNode(msg.key), "reaction");
         return true;
       case "chat_options":
-        this.options = { chat: msg.chat, spectators: msg.spectators };
+        this.options = optionsOf(msg);
         break;
       default:
         return false;
@@ -88,6 +97,11 @@ export class ChatView {
     return this.options.chat && (this.page.seat !== null || this.options.spectators);
   }
 
+  /** Whether this connection may react now (a spectator: unless the host said no). */
+  canReact() {
+    return this.page.seat !== null || this.options.spectator_reactions;
+  }
+
   send(message) {
     if (!this.page.connection?.send(message)) {
       toast(t("conn.offline"), "error");
@@ -107,8 +121,8 @@ export class ChatView {
     if (this.send({ type: "chat", text })) input.value = "";
   }
 
-  choose(chat, spectators) {
-    this.send({ type: "set_chat", chat, spectators });
+  choose(changes) {
+    this.send({ type: "set_chat", ...this.options, ...changes });
   }
 
   // --- the panel --------------------------------------------------------------------
@@ -122,6 +136,7 @@ export class ChatView {
     return h("section", { class: "chat", id: "chat", "aria-labelledby": "chat-title" },
       h("h2", { id: "chat-title" }, t("chat.title")),
       reactionRow((key) => this.react(key)),
+      h("p", { class: "chat-note", id: "react-note", hidden: true }),
       h("ol", { class: "chat-lines", id: "chat-lines", "aria-live": "polite" }),
       h("p", { class: "chat-note", id: "chat-note", hidden: true }),
       h("form", {
@@ -131,12 +146,16 @@ export class ChatView {
       h("div", { class: "chat-host", id: "chat-host", hidden: true },
         h("label", {}, h("input", {
           type: "checkbox", id: "chat-on",
-          onchange: (e) => this.choose(e.target.checked, this.options.spectators),
+          onchange: (e) => this.choose({ chat: e.target.checked }),
         }), " ", t("chat.host_on")),
         h("label", {}, h("input", {
           type: "checkbox", id: "chat-spectators",
-          onchange: (e) => this.choose(this.options.chat, e.target.checked),
-        }), " ", t("chat.host_spectators"))));
+          onchange: (e) => this.choose({ spectators: e.target.checked }),
+        }), " ", t("chat.host_spectators")),
+        h("label", {}, h("input", {
+          type: "checkbox", id: "chat-spectator-reactions",
+          onchange: (e) => this.choose({ spectator_reactions: e.target.checked }),
+        }), " ", t("chat.host_spectator_reactions"))));
   }
 
   /** Bring the panel up to date (lines, note, form, the host's switches, the badge). */
@@ -164,6 +183,11 @@ export class ChatView {
     note.hidden = can;
     note.textContent = !this.options.chat ? t("chat.off") : t("chat.spectators_off");
     panel.querySelector("#chat-form").hidden = !can;
+    const react = this.canReact();
+    panel.querySelector(".reactions").hidden = !react;
+    const reactNote = panel.querySelector("#react-note");
+    reactNote.hidden = react;
+    reactNote.textContent = t("chat.spectator_reactions_off");
     panel.classList.toggle("off", !this.options.chat);
     const host = panel.querySelector("#chat-host");
     host.hidden = !this.page.isHost;
@@ -171,9 +195,9 @@ export class ChatView {
     const spectators = host.querySelector("#chat-spectators");
     spectators.checked = this.options.spectators;
     spectators.disabled = !this.options.chat;
+    host.querySelector("#chat-spectator-reactions").checked = this.options.spectator_reactions;
     for (const label of host.querySelectorAll("label")) {
-      const box = label.querySelector("input");
-      label.lastChild.textContent = t(box.id === "chat-on" ? "chat.host_on" : "chat.host_spectators");
+      label.lastChild.textContent = t(SWITCHES[label.querySelector("input").id]);
     }
     this.updateBadge();
   }
