@@ -27,7 +27,7 @@ from maumau.server.connection import Connection
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
-from maumau.server.limits import TokenBucket
+from maumau.server.limits import TokenBucket, address_key
 from maumau.server.protocol import (
     ActionMessage,
     ClientMessage,
@@ -98,6 +98,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
             return
         limiter = TokenBucket(config.messages_per_second, config.message_burst)
         conn = Connection(ws, limiter, config.send_queue, send)
+        conn.address = address_key(client_host(ws))
         writer = asyncio.get_running_loop().create_task(conn.writer())
         try:
             while not conn.closing:
