@@ -189,6 +189,23 @@ def test_a_person_cannot_look_like_a_computer_player(raw: str) -> None:
     assert error.message == "name: names like “Ada (bot)” or “Bot 3” are for computer players"
 
 
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "Ada (b\u043et)",  # a Cyrillic o: it shows and chats as "Ada (bot)"
+        "Ada (\u042c\u043et)",  # a Cyrillic soft sign for the b
+        "Ada \u2768bot\u2769",  # ornamental parentheses
+        "\u0412\u043et 3",  # a Cyrillic Ve and o
+        "Bot \u0417",  # a Cyrillic Ze for the 3
+    ],
+)
+def test_a_person_cannot_look_like_a_computer_player_with_lookalike_letters(raw: str) -> None:
+    assert name_key(raw) != name_key("Ada (bot)")  # NFKC and case folding keep them apart
+    error = refusal(raw)
+    assert error.code == "bad_name"
+    assert error.message == "name: names like “Ada (bot)” or “Bot 3” are for computer players"
+
+
 def test_every_bot_name_the_server_gives_is_refused_to_a_person() -> None:
     from maumau.server.seating import BOT_NAMES
 
@@ -218,6 +235,39 @@ def test_names_that_read_the_same_are_taken(first: str, second: str) -> None:
     error = caught.value
     assert error.code == "name_taken" and error.status == 409
     assert display_name(second) in error.message and display_name(first) in error.message
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Ana", "\u0410na"),  # a Cyrillic capital A
+        ("Ana", "\u0430na"),  # a Cyrillic small a: "ana", the same name as "Ana"
+        ("Paula", "P\u0430ul\u0430"),
+        ("Jörg", "J\u04e7rg"),  # a Cyrillic o with diaeresis
+        ("Olga", "0lga"),  # a digit zero
+        ("Ivo", "\u0399vo"),  # a Greek capital Iota
+        ("Cleo", "\u216d\u217c\u0435\u03bf"),  # Roman numerals, Cyrillic e, Greek o
+    ],
+)
+def test_names_that_look_the_same_are_taken(first: str, second: str) -> None:
+    assert name_key(first) != name_key(second)  # they read differently, but look alike
+    distinct_name(display_name(first), ["Other"])
+    with pytest.raises(ServerError) as caught:
+        distinct_name(display_name(second), ["Other", display_name(first)])
+    error = caught.value
+    assert error.code == "name_taken" and error.status == 409
+    assert display_name(second) in error.message and display_name(first) in error.message
+    assert "look alike" in error.message
+    with pytest.raises(ServerError):  # whichever came first
+        distinct_name(display_name(first), [display_name(second)])
+
+
+def test_accents_make_another_name() -> None:
+    """The skeleton keeps accents: a name with an umlaut or a ring is another name
+    than the same letters without (anyone sees the difference)."""
+    for first, second in [("Jörg", "Jorg"), ("Åsa", "Asa"), ("Zoë", "Zoe"), ("Łukasz", "Lukasz")]:
+        distinct_name(display_name(first), [display_name(second)])
+        distinct_name(display_name(second), [display_name(first)])
 
 
 def test_different_names_are_not_taken() -> None:
@@ -414,6 +464,20 @@ def test_two_people_cannot_share_a_name(tmp_path: Path) -> None:
         message = error_of(client.post(url, json={"name": "anna b"}), 409, "name_taken")
         assert "“anna b”" in message and "“Anna B”" in message
         assert seat_names(client, game_id) == ["Anna", "Anna B"]
+
+
+def test_lookalike_names_are_refused_over_http(tmp_path: Path) -> None:
+    with make_client(tmp_path) as client:
+        game_id, host = create_table(client, name="Ana")
+        add_bot(client, game_id, host)
+        url = f"/api/games/{game_id}/seats"
+        message = error_of(client.post(url, json={"name": "\u0410na"}), 409, "name_taken")
+        assert "“\u0410na”" in message and "“Ana”" in message and "look alike" in message
+        message = error_of(client.post(url, json={"name": "Ada (b\u043et)"}), 422, "bad_name")
+        assert "computer players" in message
+        join(client, game_id, "Jörg")
+        join(client, game_id, "Jorg")
+        assert seat_names(client, game_id) == ["Ana", "Ada (bot)", "Jörg", "Jorg"]
 
 
 def test_a_person_cannot_take_a_bots_name(tmp_path: Path) -> None:

@@ -4,29 +4,53 @@ is told how its request ended, once."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
+from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
 
 from maumau.server.connection import Connection
+from maumau.server.errors import ServerError
 from maumau.server.protocol import Model
-from maumau.server.seat_requests import OpenRequests, RequestsHost
+from maumau.server.seat_requests import ASKS_PER_MINUTE, MAX_OPEN, OpenRequests, RequestsHost
+
+ADDRESSES = itertools.count(1)
 
 
 class FakeConnection:
-    """What the requests use of a connection: its seat and what it is sent."""
+    """What the requests use of a connection: its seat, its address (each its own
+    unless given) and what it is sent."""
 
-    def __init__(self, seat: int | None = None) -> None:
+    def __init__(self, seat: int | None = None, address: str | None = None) -> None:
         self.seat = seat
+        self.address = address or f"198.51.100.{next(ADDRESSES)}"
         self.sent: list[dict[str, Any]] = []
+        self.arrived = asyncio.Event()
 
     def send(self, message: Model) -> None:
         self.send_text(message.model_dump_json())
 
     def send_text(self, text: str) -> None:
         self.sent.append(json.loads(text))
+        self.arrived.set()
+
+    async def until(self, done: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The last message sent, once it is one that is ``done`` (within 5 s)."""
+        async with asyncio.timeout(5):
+            while not (self.sent and done(self.sent[-1])):
+                self.arrived.clear()
+                await self.arrived.wait()
+        return self.sent[-1]
+
+
+def listing(*numbers: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether a message is the host's list of exactly the requests ``numbers``."""
+    return lambda m: (
+        m["type"] == "seat_requests" and [r["request"] for r in m["requests"]] == list(numbers)
+    )
 
 
 class FakeTable:
@@ -63,14 +87,10 @@ async def test_an_unanswered_request_expires_and_the_asker_is_told() -> None:
     request = requests.add(cast(Connection, asker), 1, "Mia", "token", "key")
     assert asker.sent[0]["type"] == "seat_asked"
     assert host.sent[-1]["requests"][0]["name"] == "Mia"
-    await asyncio.sleep(0.05)  # (later than the expiry: its timer runs first)
+    ended = await asker.until(lambda m: m["type"] == "seat_request_ended")
     assert requests.open == {}
-    assert asker.sent[-1] == {
-        "type": "seat_request_ended",
-        "request": request.id,
-        "reason": "expired",
-    }
-    assert host.sent[-1] == {"type": "seat_requests", "requests": []}
+    assert ended == {"type": "seat_request_ended", "request": request.id, "reason": "expired"}
+    await host.until(listing())
     requests.end(request, "declined")  # ended already: nobody is told again
     assert [m["type"] for m in asker.sent] == ["seat_asked", "seat_request_ended"]
 
@@ -88,9 +108,10 @@ async def test_another_processes_request_shows_until_it_ends_there() -> None:
     referee = FakeReferee(host)  # (held: the requests hold their referee weakly)
     requests = OpenRequests(cast(RequestsHost, referee))
     requests.remote(notice("open", 7))
-    assert [r["request"] for r in host.sent[-1]["requests"]] == [7]
+    await host.until(listing(7))
     requests.remote(notice("end", 7, reason="withdrawn"))
-    assert requests.open == {} and host.sent[-1]["requests"] == []
+    assert requests.open == {}
+    await host.until(listing())
 
 
 @pytest.mark.anyio
@@ -130,3 +151,84 @@ async def test_the_ends_remembered_are_bounded() -> None:
     for number in range(1, 3 * REMEMBERED_ENDS):
         requests.remote(notice("end", number, reason="withdrawn"))
     assert len(requests.ended) <= REMEMBERED_ENDS
+
+
+# --- shared out by person, and bounded ----------------------------------------------------
+
+
+def refused(requests: OpenRequests, conn: FakeConnection, code: str, seat: int = 1) -> str:
+    """``conn`` asks, and is refused with ``code``; the refusal's message."""
+    with pytest.raises(ServerError) as caught:
+        requests.add(cast(Connection, conn), seat, "Mia", "token", "key")
+    assert caught.value.code == code, caught.value
+    return caught.value.message
+
+
+@pytest.mark.anyio
+async def test_one_request_open_per_address_whatever_its_sockets() -> None:
+    host = FakeConnection(0)
+    first, second = FakeConnection(address="203.0.113.5"), FakeConnection(address="203.0.113.5")
+    other = FakeConnection(address="203.0.113.6")
+    referee = FakeReferee(host, first, second, other)
+    requests = OpenRequests(cast(RequestsHost, referee))
+    request = requests.add(cast(Connection, first), 1, "Mia", "token", "key")
+    assert "your address" in refused(requests, second, "already_asked", seat=2)
+    requests.add(cast(Connection, other), 2, "Ole", "token", "key")
+    requests.end(request, "withdrawn")
+    requests.add(cast(Connection, second), 1, "Mia", "token", "key")  # (its turn now)
+
+
+@pytest.mark.anyio
+async def test_the_tables_requests_need_as_many_addresses() -> None:
+    askers = [FakeConnection() for _ in range(MAX_OPEN + 1)]
+    referee = FakeReferee(FakeConnection(0), *askers)
+    requests = OpenRequests(cast(RequestsHost, referee))
+    for asker in askers[:MAX_OPEN]:
+        requests.add(cast(Connection, asker), 1, "Mia", "token", "key")
+    assert f"{MAX_OPEN} requests" in refused(requests, askers[-1], "too_many_requests")
+
+
+@pytest.mark.anyio
+async def test_an_open_request_from_another_process_counts_for_its_address() -> None:
+    asker = FakeConnection(address="203.0.113.7")
+    referee = FakeReferee(FakeConnection(0), asker)
+    requests = OpenRequests(cast(RequestsHost, referee))
+    requests.remote(notice("open", 3, by="203.0.113.7"))
+    refused(requests, asker, "already_asked")
+    requests.remote(notice("end", 3, reason="withdrawn"))
+    requests.add(cast(Connection, asker), 1, "Mia", "token", "key")
+
+
+@pytest.mark.anyio
+async def test_asking_and_withdrawing_is_rate_limited_per_address() -> None:
+    """A loop of asks and withdrawals runs out of asks, also from new sockets of the
+    address (its asks outlast them); another address still may ask."""
+    asks = int(ASKS_PER_MINUTE)
+    socket = FakeConnection(address="203.0.113.8")
+    referee = FakeReferee(FakeConnection(0), socket)
+    requests = OpenRequests(cast(RequestsHost, referee))
+    for _ in range(asks):
+        request = requests.add(cast(Connection, socket), 1, "Mia", "token", "key")
+        requests.end(request, "withdrawn")
+    assert "asks a minute" in refused(requests, socket, "rate_limited")
+    requests.left(cast(Connection, socket))
+    again = FakeConnection(address="203.0.113.8")
+    refused(requests, again, "rate_limited")
+    requests.add(cast(Connection, FakeConnection()), 1, "Ole", "token", "key")
+
+
+@pytest.mark.anyio
+async def test_the_hosts_list_is_coalesced_whatever_the_churn() -> None:
+    """The first change is sent at once; the many after it within
+    ``PROMPT_SECONDS`` go as one update, with the list as it is then."""
+    host = FakeConnection(0)
+    askers = [FakeConnection() for _ in range(50)]
+    referee = FakeReferee(host, *askers)
+    requests = OpenRequests(cast(RequestsHost, referee))
+    for asker in askers:  # 50 asks and 49 withdrawals, 99 changes
+        request = requests.add(cast(Connection, asker), 1, "Mia", "token", "key")
+        if asker is not askers[-1]:
+            requests.end(request, "withdrawn")
+    assert len(host.sent) == 1  # the first ask, at once
+    await host.until(listing(request.id))
+    assert len(host.sent) == 2

@@ -579,6 +579,27 @@ def test_ws_flooding_is_rate_limited(tmp_path: Path) -> None:
         assert client.get(f"/api/games/{game_id}").json() == before
 
 
+def test_ws_rate_limited_names_the_dropped_action_id(tmp_path: Path) -> None:
+    """A move dropped by the rate limit is answered with its ``action_id``, so the
+    client knows which move was not made; a message without one is answered with
+    ``null``."""
+    with make_client(tmp_path, messages_per_second=0.001, message_burst=1.0) as client:
+        game_id, host = create_table(client)
+        with client.websocket_connect(f"/ws/{game_id}") as ws:
+            greet(ws, host)  # hello spends the whole burst
+            move = {"type": "action", "version": 0, "action": {"type": "draw"}}
+            ws.send_json({**move, "action_id": "ana-1"})
+            refused(ws, "rate_limited", "ana-1")
+            ws.send_json({"type": "ping"})
+            refused(ws, "rate_limited", None)
+            ws.send_json({**move, "action_id": 7})
+            refused(ws, "rate_limited", None)
+            ws.send_text('{"type": "action", "action_id": "ana-2", ')  # not JSON
+            refused(ws, "rate_limited", None)
+            ws.send_json({**move, "action_id": "a" * 100})
+            refused(ws, "rate_limited", "a" * 64)
+
+
 def test_ws_rate_limit_is_per_connection(tmp_path: Path) -> None:
     with make_client(tmp_path, messages_per_second=1.0, message_burst=2.0) as client:
         game_id, _ = create_table(client)

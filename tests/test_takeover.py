@@ -12,9 +12,12 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from maumau.engine.cards import cards_of
-from maumau.server.seat_requests import MAX_OPEN
+from maumau.server.app import create_app
+from maumau.server.config import ServerConfig
+from maumau.server.seat_requests import ASKS_PER_MINUTE, MAX_OPEN
 from serverkit import (
     ACTION_IDS,
+    TEST_LIMITS,
     add_bot,
     create_table,
     hello,
@@ -108,6 +111,17 @@ def take(
     assert (welcome["seat"], welcome["role"]) == (seat, "player")
     token: str = given["token"]
     return token, seen[-1]
+
+
+def proxied_client(tmp_path: Path) -> TestClient:
+    """A client behind a trusted proxy, whose sockets each say which client address
+    they come from (``headers=address(n)``): limits per address apply to each."""
+    config = ServerConfig(data_dir=tmp_path, **(TEST_LIMITS | {"trusted_proxies": ("127.0.0.1",)}))
+    return TestClient(create_app(config), client=("127.0.0.1", 50000))
+
+
+def address(n: int) -> dict[str, str]:
+    return {"X-Forwarded-For": f"203.0.113.{n}"}
 
 
 def move(ws: WebSocketTestSession, state: Message) -> str:
@@ -234,12 +248,12 @@ def test_refusals_name_what_is_wrong(tmp_path: Path) -> None:
 
 
 def test_a_seat_taken_meanwhile_ends_the_other_requests(tmp_path: Path) -> None:
-    with make_client(tmp_path) as client:
+    with proxied_client(tmp_path) as client:
         game_id, token = bot_table(client)
         with (
             client.websocket_connect(f"/ws/{game_id}") as host,
-            client.websocket_connect(f"/ws/{game_id}") as first,
-            client.websocket_connect(f"/ws/{game_id}") as second,
+            client.websocket_connect(f"/ws/{game_id}", headers=address(1)) as first,
+            client.websocket_connect(f"/ws/{game_id}", headers=address(2)) as second,
         ):
             hello(host, token)
             hello(first, None)
@@ -274,10 +288,27 @@ def test_an_asker_who_leaves_takes_the_request_along(tmp_path: Path) -> None:
             assert info["seats"][1]["kind"] == "bot"
 
 
-def test_requests_are_capped_per_table_and_per_connection(tmp_path: Path) -> None:
-    with make_client(tmp_path) as client:
+def test_requests_are_shared_out_by_address(tmp_path: Path) -> None:
+    """One stranger's sockets hold one request between them, however many they are;
+    the table's requests take as many addresses."""
+    with proxied_client(tmp_path) as client:
         game_id, _ = bot_table(client, bots=1)
-        sockets = [client.websocket_connect(f"/ws/{game_id}") for _ in range(MAX_OPEN + 1)]
+        path = f"/ws/{game_id}"
+        with (
+            client.websocket_connect(path, headers=address(1)) as one,
+            client.websocket_connect(path, headers=address(1)) as same,
+        ):
+            hello(one, None)
+            hello(same, None)
+            assert ask(one, 1, "Mia")["type"] == "seat_asked"
+            refused = ask(same, 1, "Ole")
+            assert refused["code"] == "already_asked" and "address" in refused["message"]
+            one.send_json({"type": "withdraw_seat"})
+            receive_until(one, kind("seat_request_ended"))
+            assert ask(same, 1, "Ole")["type"] == "seat_asked"  # its turn now
+        sockets = [
+            client.websocket_connect(path, headers=address(10 + i)) for i in range(MAX_OPEN + 1)
+        ]
         opened = [s.__enter__() for s in sockets]
         try:
             for i, ws in enumerate(opened):
@@ -289,16 +320,37 @@ def test_requests_are_capped_per_table_and_per_connection(tmp_path: Path) -> Non
         finally:
             for s in sockets:
                 s.__exit__(None, None, None)
-        with client.websocket_connect(f"/ws/{game_id}") as ws:
-            hello(ws, None)
+
+
+def test_asking_and_withdrawing_is_rate_limited_per_address(tmp_path: Path) -> None:
+    with proxied_client(tmp_path) as client:
+        game_id, token = bot_table(client, bots=1)
+        path = f"/ws/{game_id}"
+        with client.websocket_connect(path) as host:
+            hello(host, token)
             answers = []
-            for _ in range(12):
-                answers.append(ask(ws, 1, "Mia"))
-                if answers[-1]["type"] == "seat_asked":
-                    ws.send_json({"type": "withdraw_seat"})
-                    receive_until(ws, kind("seat_request_ended"))
-            assert answers[-1]["code"] == "too_many_requests"
-            assert sum(a["type"] == "seat_asked" for a in answers) == 10
+            for _ in range(int(ASKS_PER_MINUTE) + 1):  # a new socket each time, too
+                with client.websocket_connect(path, headers=address(1)) as ws:
+                    hello(ws, None)
+                    answers.append(ask(ws, 1, "Mia"))
+                    if answers[-1]["type"] == "seat_asked":
+                        ws.send_json({"type": "withdraw_seat"})
+                        receive_until(ws, kind("seat_request_ended"))
+            assert [a["type"] for a in answers[:-1]] == ["seat_asked"] * int(ASKS_PER_MINUTE)
+            assert answers[-1]["code"] == "rate_limited", answers[-1]
+            assert "asks a minute" in answers[-1]["message"]
+            with client.websocket_connect(path, headers=address(2)) as other:
+                hello(other, None)
+                asked = ask(other, 1, "Ole")
+                assert asked["type"] == "seat_asked"
+                # the host's list ends as it is, whatever came and went before
+                receive_until(
+                    host,
+                    lambda m: (
+                        m["type"] == "seat_requests"
+                        and [r["request"] for r in m["requests"]] == [asked["request"]]
+                    ),
+                )
 
 
 def test_a_takeover_outlasts_a_restart(tmp_path: Path) -> None:

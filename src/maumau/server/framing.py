@@ -16,16 +16,28 @@ round".
 Everything else — the handshake and its negotiation, reading and decompressing what
 clients send, pings, closing — stays uvicorn's and websockets'.  Only data frames are
 written here, so websockets' own compressor is never used and cannot fall out of step.
+
+websockets answers a client's ping itself, below the app, so the server's limit on a
+connection's messages never saw pings: one socket had 58,219 answered in 5 seconds.
+Here the control frames a client sends (pings and pongs) have a budget of their own,
+:data:`CONTROL_BURST` at once and :data:`CONTROL_PER_SECOND` after that: a client that
+sends more is disconnected (close code 1008, reason :data:`TOO_MANY_PINGS`), and the
+ping over the budget is not answered.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from isal import isal_zlib
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import ProtocolError
 from websockets.extensions.permessage_deflate import PerMessageDeflate
+from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
+from websockets.server import ServerProtocol
+
+from maumau.server.limits import TokenBucket
 
 if TYPE_CHECKING:
     from uvicorn._types import ASGISendEvent
@@ -37,6 +49,14 @@ TAIL = b"\x00\x00\xff\xff"
 TEXT = 0x81  # FIN and the text opcode
 BINARY = 0x82  # FIN and the binary opcode
 DEFLATED = 0x40  # RSV1: the message is compressed
+
+#: control frames (pings, pongs) a client may send at once, and per second after that
+CONTROL_BURST = 20.0
+CONTROL_PER_SECOND = 2.0
+#: the close reason of a connection that sent more (with code 1008, policy violation)
+TOO_MANY_PINGS = "too_many_pings"
+#: the close code for it
+POLICY_VIOLATION = 1008
 
 
 class Deflater:
@@ -78,12 +98,40 @@ def frame(first: int, payload: bytes) -> bytes:
     return bytes((first, 127)) + size.to_bytes(8, "big") + payload
 
 
+class ControlBudget(ServerProtocol):
+    """websockets' server protocol, with a budget for the control frames the client
+    sends.  A frame over it is not handled (a ping not answered): the connection is
+    failed with 1008 :data:`TOO_MANY_PINGS`, and the parser stops, as at any protocol
+    error (which uvicorn hands on to the app as the socket's end)."""
+
+    control: TokenBucket
+
+    def recv_frame(self, frame: Frame) -> None:
+        if (
+            frame.opcode in (Opcode.PING, Opcode.PONG)
+            and self.state is OPEN
+            and not self.control.allow()
+        ):
+            self.fail(POLICY_VIOLATION, TOO_MANY_PINGS)  # (the close frame, then the end)
+            raise ProtocolError(TOO_MANY_PINGS)  # the parser stops here
+        super().recv_frame(frame)
+
+
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's WebSocket protocol, with the messages it sends framed here and
-    compressed by :class:`Deflater`.  Give it to uvicorn as ``ws``."""
+    compressed by :class:`Deflater`, and a budget for the control frames the client
+    sends (:class:`ControlBudget`).  Give it to uvicorn as ``ws``."""
 
     _deflater: Deflater | None = None
     _negotiated = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """uvicorn's; its websockets protocol then becomes a :class:`ControlBudget`
+        (a subclass that adds no state to the instance but its bucket, so it is made
+        as uvicorn makes it, with whatever uvicorn gives it)."""
+        super().__init__(*args, **kwargs)
+        self.conn.__class__ = ControlBudget
+        cast(ControlBudget, self.conn).control = TokenBucket(CONTROL_PER_SECOND, CONTROL_BURST)
 
     async def send(self, message: ASGISendEvent) -> None:
         if message["type"] != "websocket.send":

@@ -18,10 +18,14 @@ a name must be plain visible text that cannot disturb the page around it:
   combining marks in a row;
 - a person's name never looks like a computer player's: computer players are named
   ``"Ada (bot)"`` (or ``"Bot 3"`` when the list of names runs out), so a human name
-  that ends in ``(bot)``, or is ``Bot`` and a number, is refused, in any case or width;
+  that ends in ``(bot)``, or is ``Bot`` and a number, is refused, in any case or width,
+  and also when it only looks so (``"Ada (b\\u043et)"`` with a Cyrillic ``\\u043e``: compared by
+  :func:`maumau.server.lookalikes.look_key`, Unicode's confusable skeleton);
 - names at one table are distinct as people read them: compared by :func:`name_key`
   (NFKC, case-folded, variation selectors dropped), so ``Anna``, ``ANNA`` and a
-  full-width ``Anna`` cannot sit at the same table.
+  full-width ``Anna`` cannot sit at the same table, and by their look
+  (:func:`~maumau.server.lookalikes.look_key`), so neither can ``Ana`` and ``\\u0410na``
+  with a Cyrillic ``\\u0410``.  Accents count: ``Jörg`` and ``Jorg`` are two names.
 
 The length counts code points, not grapheme clusters (what a reader sees as one
 character): a grapheme cluster has no length limit of its own (a letter may carry any
@@ -42,6 +46,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from maumau.server.errors import ServerError
+from maumau.server.lookalikes import look_key
 
 #: the most code points a name may have, after normalisation
 MAX_LENGTH = 32
@@ -84,7 +89,7 @@ def normalise(raw: str) -> str:
 def display_name(raw: str) -> str:
     """The name as it is stored and shown, or ``bad_name`` naming the rule it breaks."""
     name = plain_text(raw, MAX_LENGTH)
-    if BOT_NAME.fullmatch(name_key(name).replace(" ", "")):
+    if any(BOT_NAME.fullmatch(key.replace(" ", "")) for key in _keys(name)):
         raise _bad("names like “Ada (bot)” or “Bot 3” are for computer players")
     return name
 
@@ -124,13 +129,20 @@ def name_key(name: str) -> str:
     return VARIATION_SELECTORS.sub("", folded)
 
 
+def _keys(name: str) -> tuple[str, str]:
+    """What ``name`` reads as (:func:`name_key`) and what it looks like
+    (:func:`~maumau.server.lookalikes.look_key`)."""
+    return name_key(name), look_key(VARIATION_SELECTORS.sub("", name))
+
+
 def distinct_name(name: str, taken: Iterable[str]) -> None:
-    """``name_taken`` if one of the ``taken`` names reads as ``name``."""
-    key = name_key(name)
+    """``name_taken`` if one of the ``taken`` names reads or looks as ``name``."""
+    reads, looks = _keys(name)
     for other in taken:
-        if name_key(other) == key:
+        other_reads, other_looks = _keys(other)
+        if other_reads == reads or other_looks == looks:
             raise ServerError(
                 "name_taken",
                 f"name: “{name}” is taken at this table (by “{other}”; names are compared "
-                "without case or width)",
+                "without case or width, and letters that look alike count as the same)",
             )

@@ -11,9 +11,22 @@ With several processes on PostgreSQL, the others hear of each request opened or 
 the host is connected.  The asker's process chose the seat's new token when it was
 asked, and sends the others only its hash: a host at another process binds the seat
 to that hash, and the asker's process, on learning of the new seats, hands the seat
-to the asker (:meth:`OpenRequests.bind`).  Every cost a
-stranger can cause is bounded: one open request per connection, at most
-:data:`MAX_OPEN` per table, at most :data:`ASKS_PER_CONNECTION` asks per connection.
+to the asker (:meth:`OpenRequests.bind`).
+
+Every cost a stranger can cause is bounded, and the table's requests are shared out
+by person, counted by client address (:func:`maumau.server.limits.address_key`), not by
+socket (one stranger with four sockets held all four of a table's requests, asking
+again as each expired):
+
+- one request open per address (at this process, and those of other processes it has
+  heard of), at most :data:`MAX_OPEN` per table, each for :data:`REQUEST_SECONDS` at
+  most;
+- asks per address and table: :data:`ASKS_PER_MINUTE` in a row, then as many a
+  minute (``rate_limited``); a withdrawal needs an open request, so asking and
+  withdrawing in a loop is bounded too;
+- the host's list (``seat_requests``) is sent at most once every
+  :data:`PROMPT_SECONDS`: a change in between is sent with the list as it is then
+  (ask-and-withdraw loops sent a host hundreds of updates a second).
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ from typing import Literal, Protocol, cast
 
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
+from maumau.server.limits import AddressLimiter
 from maumau.server.results import welcome
 from maumau.server.table import Table
 from maumau.server.table_talk import (
@@ -47,9 +61,12 @@ log = logging.getLogger("maumau.server")
 REQUEST_SECONDS = 120.0
 #: the most requests open at one table at once
 MAX_OPEN = 4
-#: the most requests one connection may make (a loop of ask and withdraw would keep
-#: the host's prompt flickering)
-ASKS_PER_CONNECTION = 10
+#: asks from one address at one table: this many in a row, then this many a minute
+ASKS_PER_MINUTE = 3.0
+#: the most addresses whose asks a table remembers (the longest unused are forgotten)
+ASKERS_KEPT = 256
+#: the least time between two updates of the host's list of requests
+PROMPT_SECONDS = 0.25
 #: the most ends of other processes' requests kept while their opens may still arrive
 #: (notices of two processes can arrive out of order)
 REMEMBERED_ENDS = 64
@@ -92,6 +109,9 @@ class SeatRequest:
     key: str
     #: that token (only at the asker's process)
     token: str | None = field(default=None, repr=False)
+    #: the asker's address (limits.address_key; ``None``: not known, from an older
+    #: process)
+    address: str | None = None
     timer: asyncio.TimerHandle | None = field(default=None, repr=False)
 
     def info(self) -> SeatRequestInfo:
@@ -108,7 +128,12 @@ class OpenRequests:
         self.host: RequestsHost = cast(RequestsHost, weakref.proxy(host))
         self.seconds = seconds
         self.open: dict[int, SeatRequest] = {}
-        self.asks: dict[Connection, int] = {}
+        #: the asks of each address (a bucket that refills in a minute)
+        self.asks = AddressLimiter(ASKS_PER_MINUTE, size=ASKERS_KEPT)
+        #: the pending update of the host's list, and when the last one was sent
+        #: (the event loop's time)
+        self._prompt: asyncio.TimerHandle | None = None
+        self._prompted = float("-inf")
         #: other processes' requests that ended before their open arrived here: id ->
         #: until when an open for it is ignored (at most REMEMBERED_ENDS, oldest dropped)
         self.ended: dict[int, float] = {}
@@ -125,23 +150,37 @@ class OpenRequests:
             raise ServerError(
                 "already_asked", "you have asked for a seat already; withdraw it first"
             )
+        if any(r.address == conn.address for r in self.open.values()):
+            raise ServerError(
+                "already_asked",
+                "a request for a seat from your address is open already (another tab?); "
+                "withdraw it or wait for the host's answer",
+            )
         if len(self.open) >= MAX_OPEN:
             raise ServerError(
                 "too_many_requests", f"{MAX_OPEN} requests for seats are open at this table already"
             )
-        asked = self.asks.get(conn, 0)
-        if asked >= ASKS_PER_CONNECTION:
+        if not self.asks.allow(conn.address):
             raise ServerError(
-                "too_many_requests", f"a connection may ask for a seat {ASKS_PER_CONNECTION} times"
+                "rate_limited",
+                f"asking for a seat: at most {ASKS_PER_MINUTE:g} asks a minute from one "
+                "address; try again in a moment",
             )
-        self.asks[conn] = asked + 1
         number = secrets.randbelow(2**31 - 1) + 1  # (unique across the processes)
         expires = self.host.clock() + self.seconds
-        request = SeatRequest(number, conn, seat, name, expires, key, token)
+        request = SeatRequest(number, conn, seat, name, expires, key, token, address=conn.address)
         self.start(request)
         conn.send(SeatAsked(request=request.id, seat=seat, expires=request.expires))
         self.tell_others(
-            {"op": "open", "id": number, "seat": seat, "name": name, "expires": expires, "key": key}
+            {
+                "op": "open",
+                "id": number,
+                "seat": seat,
+                "name": name,
+                "expires": expires,
+                "key": key,
+                "by": conn.address,
+            }
         )
         return request
 
@@ -191,6 +230,7 @@ class OpenRequests:
                     str(data["name"]),
                     float(data["expires"]),
                     str(data["key"]),
+                    address=str(data["by"]) if "by" in data else None,
                 )
         except (ValueError, KeyError, TypeError):
             log.warning("a request notice for table %s was unreadable", self.host.table.id)
@@ -249,8 +289,7 @@ class OpenRequests:
         conn.send(welcome(table, seat))
 
     def left(self, conn: Connection) -> None:
-        """``conn`` went away: its request ends."""
-        self.asks.pop(conn, None)
+        """``conn`` went away: its request ends (its address's asks are kept)."""
         request = self.of(conn)
         if request is not None:
             self.end(request, "gone")
@@ -269,13 +308,30 @@ class OpenRequests:
             if request.timer is not None:
                 request.timer.cancel()
         self.open.clear()
-        self.asks.clear()
+        self.asks.buckets.clear()
+        if self._prompt is not None:
+            self._prompt.cancel()
+            self._prompt = None
 
     def listing(self) -> SeatRequests:
         return SeatRequests(requests=[r.info() for r in self.open.values()])
 
     def tell_host(self) -> None:
-        """Send the open requests to every connection of the host's seat."""
+        """Send the open requests to every connection of the host's seat: now, if the
+        last update is :data:`PROMPT_SECONDS` old, else once it is (with the list as it
+        is then; changes meanwhile go with it)."""
+        if self._prompt is not None:
+            return  # an update is due: it sends the list as it will be
+        loop = asyncio.get_running_loop()
+        wait = self._prompted + PROMPT_SECONDS - loop.time()
+        if wait > 0:
+            self._prompt = loop.call_later(wait, self._send_to_host)
+        else:
+            self._send_to_host()
+
+    def _send_to_host(self) -> None:
+        self._prompt = None
+        self._prompted = asyncio.get_running_loop().time()
         table = self.host.table
         text: str | None = None
         for conn in self.host.connections:

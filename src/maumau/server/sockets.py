@@ -149,7 +149,8 @@ async def receive(
     """Handle one text message from a client."""
     if not conn.limiter.allow():
         hub.metrics.refused("rate_limited")
-        conn.send(_error("rate_limited", "too many messages; slow down"))
+        dropped = _dropped_action_id(text, config)
+        conn.send(_error("rate_limited", "too many messages; slow down", dropped))
         return
     if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
         hub.metrics.refused("message_too_large")
@@ -161,8 +162,7 @@ async def receive(
             data = json.loads(text)
         except (ValueError, RecursionError):
             raise ServerError("bad_json", "the message is not valid JSON") from None
-        if isinstance(data, dict) and isinstance(data.get("action_id"), str):
-            action_id = _echoable(data["action_id"][:64])
+        action_id = _action_id(data)
         message = parse(data)
         if isinstance(message, Hello):
             if conn.greeted:
@@ -293,6 +293,27 @@ def describe(exc: ValidationError) -> str:
         where = ".".join(str(p) for p in error["loc"][1:]) or "message"
         parts.append(f"{where}: {error['msg']}")
     return "; ".join(parts)
+
+
+def _action_id(data: Any) -> str | None:
+    """The ``action_id`` a message carries (its first 64 characters), to name it in a
+    reply; ``None`` if it has none, or one no reply could carry."""
+    if isinstance(data, dict) and isinstance(data.get("action_id"), str):
+        return _echoable(data["action_id"][:64])
+    return None
+
+
+def _dropped_action_id(text: str, config: ServerConfig) -> str | None:
+    """The ``action_id`` of a message dropped by the rate limit, so that the client
+    knows which move was not made.  Only a message that can hold one is read (it names
+    ``"action_id"`` and is within the size limit), so a flood costs no more than the
+    size limit allows."""
+    if '"action_id"' not in text or len(text) > config.max_message_bytes:
+        return None
+    try:
+        return _action_id(json.loads(text))
+    except (ValueError, RecursionError):
+        return None
 
 
 def _error(code: str, message: str, action_id: str | None = None) -> ErrorMessage:

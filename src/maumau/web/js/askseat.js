@@ -69,7 +69,10 @@ export class SeatAsk {
           this.dialog.querySelector("#ask-send").disabled = false;
           return true;
         }
-        if (!ASK_CODES.has(msg.code)) return false;
+        // an ask over the address's limit is answered rate_limited: the dialog waits for it
+        if (!ASK_CODES.has(msg.code) && !(this.dialog?.open && msg.code === "rate_limited")) {
+          return false;
+        }
         this.dialog?.close();
         showError(msg);
         break;
