@@ -10,53 +10,21 @@ answered, and the server goes on answering everyone else.
 from __future__ import annotations
 
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
-import uvicorn
 from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
 from websockets.protocol import CONNECTING
 from websockets.sync.client import connect
 from websockets.uri import parse_uri
 
-from lab.ports import free_port
-from maumau.cli_serve import uvicorn_config
+from echoserver import server
 from maumau.server.framing import CONTROL_BURST, CONTROL_PER_SECOND, TOO_MANY_PINGS
 
+__all__ = ["server"]  # (the fixture the tests take)
+
 FLOOD = 1000
-
-
-async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
-    """Echoes WebSocket text until the client leaves."""
-    if scope["type"] == "lifespan":
-        await receive()  # lifespan.startup
-        await send({"type": "lifespan.startup.complete"})
-        await receive()  # lifespan.shutdown
-        await send({"type": "lifespan.shutdown.complete"})
-    elif scope["type"] == "websocket":
-        await receive()  # websocket.connect
-        await send({"type": "websocket.accept"})
-        while (message := await receive())["type"] == "websocket.receive":
-            await send({"type": "websocket.send", "text": message["text"]})
-
-
-@pytest.fixture
-def server() -> Iterator[int]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, "warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield port
-    server.should_exit = True
-    thread.join(10)
 
 
 def echoes(port: int) -> bool:

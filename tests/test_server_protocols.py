@@ -13,53 +13,19 @@ from __future__ import annotations
 import gc
 import http.client
 import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import pytest
-import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.server import ServerProtocol
 from websockets.sync.client import connect
 
-from lab.ports import free_port
-from maumau.cli_serve import uvicorn_config
+from echoserver import server
+
+__all__ = ["server"]  # (the fixture the tests take)
 
 CONNECTIONS = 12
-
-
-async def app(scope: dict[str, Any], receive: Callable[..., Any], send: Callable[..., Any]) -> None:
-    """Answers HTTP with ``ok`` and echoes WebSocket text until the client leaves."""
-    if scope["type"] == "lifespan":
-        await receive()  # lifespan.startup
-        await send({"type": "lifespan.startup.complete"})
-        await receive()  # lifespan.shutdown
-        await send({"type": "lifespan.shutdown.complete"})
-    elif scope["type"] == "http":
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"ok"})
-    elif scope["type"] == "websocket":
-        await receive()  # websocket.connect
-        await send({"type": "websocket.accept"})
-        while (message := await receive())["type"] == "websocket.receive":
-            await send({"type": "websocket.send", "text": message["text"]})
-
-
-@pytest.fixture
-def server() -> Iterator[int]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, "warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    yield port
-    server.should_exit = True
-    thread.join(10)
 
 
 def alive(kind: type) -> int:
