@@ -1,7 +1,7 @@
 """Rigged games for the rule-scenario tests (``tests/test_rules_*.py``).
 
 A scenario lays out every card by hand, so that each rule of the rule book
-can be shown with a handful of readable card codes::
+(docs/rules.md) can be shown with a handful of readable card codes::
 
     game = rigged({"ace_skips": True}, hands=["AD KD", "2C 9S"], start="8D")
 

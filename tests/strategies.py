@@ -1,7 +1,7 @@
 """Hypothesis strategies and random-play helpers shared by the property tests.
 
 * :func:`option_dicts` draws option mappings over every key and value range of
-  rules.md (§1-§7), optionally starting from a preset; :func:`setups` adds a player
+  docs/rules.md#options, optionally starting from a preset; :func:`setups` adds a player
   count the options allow and a seed.
 * :func:`choose_action` is a random legal player (with a taste for forgetful plays and
   for catches) driven by a plain ``random.Random``, so a whole game is reproduced from
@@ -55,7 +55,7 @@ def scaled(factor: float) -> settings:
 
 # --- options -------------------------------------------------------------------------
 
-#: every option key with a strategy over its whole value range (rules.md §1-§6)
+#: every option key with a strategy over its whole value range (docs/rules.md#options)
 OPTION_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "deck": st.sampled_from([52, 32]),
     "hand_size": st.integers(3, 10),
@@ -109,7 +109,7 @@ def option_dicts(
 
 
 def player_counts(rules: Rules) -> list[int]:
-    """The player counts these rules accept (rules.md §1, §7)."""
+    """The player counts these rules accept (docs/rules.md#cards-and-deal)."""
     counts = []
     for n in range(2, 9):
         try:
@@ -232,7 +232,8 @@ def choose_action(
 ) -> tuple[int, Action]:
     """A random legal (seat, action) for the current state: a listed action of the seat
     to move (plays preferred), or now and then a catch by another seat, or a listed play
-    made with another call (a forgetful player; legal but not listed, rules.md §4)."""
+    made with another call (a forgetful player; legal but not listed,
+    docs/rules.md#calling-mau)."""
     r = game.round
     if r.catchable >= 0 and rng.random() < catch:
         seat = rng.choice([s for s in range(game.n) if s != r.catchable])

@@ -1,5 +1,5 @@
-"""Property tests: random options (every key and range of rules.md, presets included) and
-random legal play, checked against the rule book after every action.
+"""Property tests: random options (every key and range of docs/rules.md#options, presets
+included) and random legal play, checked against the rule book after every action.
 
 Each game is driven by :func:`strategies.choose_action` from one policy seed, so a
 failing example prints as (options, players, seed, policy) and replays exactly.
@@ -80,7 +80,8 @@ def walk(
 
 
 def due_call(game: Game, seat: int) -> str | None:
-    """The call a careful player makes when ``seat`` plays one card now (rules.md §4)."""
+    """The call a careful player makes when ``seat`` plays one card now
+    (docs/rules.md#calling-mau)."""
     if game.rules.mau_penalty == "off":
         return None
     left = game.round.hands[seat].bit_count() - 1
@@ -89,7 +90,8 @@ def due_call(game: Game, seat: int) -> str | None:
 
 def fits(game: Game, card: int, r: Round | None = None) -> bool:
     """May ``card`` go on the discard pile of ``r`` (default: the current round), nothing
-    pending (rules.md §2, §3)?  The named suit is read from the public log."""
+    pending (docs/rules.md#a-turn, docs/rules.md#action-cards)?  The named suit is read
+    from the public log."""
     r = game.round if r is None else r
     rules = game.rules
     top = r.discard[-1]
@@ -109,7 +111,7 @@ def last_named(r: Round) -> int | None:
 
 
 def pending_from_log(game: Game) -> int:
-    """The pending Seven sum, from the public log (rules.md §3)."""
+    """The pending Seven sum, from the public log (docs/rules.md#action-cards)."""
     pending = 0
     for entry in game.round.log:
         if entry[0] == "play" and entry[2] % 13 == SEVEN:
@@ -126,7 +128,8 @@ def plays_of(card: int, call: str | None) -> list[Play]:
 
 
 def expected_legal(game: Game, seat: int) -> Counter[Action]:
-    """The listed actions of ``seat``, worked out from the rule book (§2-§4)."""
+    """The listed actions of ``seat``, worked out from the rule book (docs/rules.md#a-turn
+    to docs/rules.md#calling-mau)."""
     r = game.round
     rules = game.rules
     out: Counter[Action] = Counter()
@@ -198,7 +201,8 @@ def refused(
 
 
 def test_the_option_strategy_covers_every_key() -> None:
-    """strategies.OPTION_VALUES must follow the engine's option keys (rules.md §1-§6)."""
+    """strategies.OPTION_VALUES must follow the engine's option keys
+    (docs/rules.md#options)."""
     assert set(OPTION_VALUES) == set(OPTION_KEYS)
     assert set(SHORT_GAME_VALUES) == set(OPTION_KEYS)
 
@@ -224,7 +228,7 @@ def test_every_card_is_exactly_once_in_a_hand_or_a_pile(setup: Setup) -> None:
         play_round(game, rng, after=check)
 
 
-# --- 2. listed actions: exactly the rule book's, and all apply -------------------------
+# --- 2. listed actions: exactly the rule book's (docs/rules.md), and all apply ---------
 
 
 @scaled(2)
@@ -399,8 +403,8 @@ def test_a_play_with_another_call_is_judged_by_the_mau_mode(setup: Setup, mode: 
 @given(setups(forced={"mau_penalty": "catch"}))
 @example(Setup({"mau_penalty": "catch"}, players=2, seed=30, policy=2066))
 def test_a_missed_call_can_be_caught_only_until_the_next_action(setup: Setup) -> None:
-    """rules.md §4 (catch): after a play that missed "Mau", any opponent may catch that
-    player until the next action of anyone; then it is too late."""
+    """docs/rules.md#calling-mau (catch): after a play that missed "Mau", any opponent
+    may catch that player until the next action of anyone; then it is too late."""
     due: list[str | None] = [None]
 
     def before(game: Game, seat: int, action: Action) -> None:
@@ -484,9 +488,9 @@ def test_same_options_seed_and_actions_give_the_same_game(setup: Setup) -> None:
 @scaled(4)
 @given(setups())
 def test_reshuffles_follow_the_seeded_algorithm(setup: Setup) -> None:
-    """rules.md §1: each reshuffle is ``rng.shuffle`` of the discard pile without its top
-    card, oldest first, with the round's ``random.Random(seed)`` after the deal's shuffle;
-    the result is drawn from its first card."""
+    """docs/rules.md#cards-and-deal: each reshuffle is ``rng.shuffle`` of the discard pile
+    without its top card, oldest first, with the round's ``random.Random(seed)`` after the
+    deal's shuffle; the result is drawn from its first card."""
     rngs: list[random.Random] = []
 
     def start_round(game: Game) -> None:
@@ -646,7 +650,8 @@ def test_rounds_end_and_never_get_stuck(setup: Setup, forget: float) -> None:
 @scaled(4)
 @given(setups())
 def test_each_action_moves_the_turn_as_the_rule_book_says(setup: Setup) -> None:
-    """§2-§5: who moves next, the direction, the pending sum and the named suit."""
+    """docs/rules.md#a-turn to docs/rules.md#end-of-a-round: who moves next, the
+    direction, the pending sum and the named suit."""
     rules = setup.rules
     saved: list[Round] = []
 

@@ -159,7 +159,8 @@ def test_spec_example_is_the_documented_one() -> None:
 
 
 def hand_value(card: str, rules: Rules) -> int:
-    """Card values as rules.md §6 states them (independent of the engine's table)."""
+    """Card values as docs/rules.md#scoring states them (independent of the engine's
+    table)."""
     rank = card[0]
     if rank == "J":
         return rules.jack_value
@@ -768,7 +769,7 @@ def test_the_docs_examples_are_real() -> None:
 
 
 def test_a_missed_mau_cannot_be_caught_after_the_next_action() -> None:
-    # rules.md §4: a missed "Mau" may be caught "until the next action of anyone";
+    # docs/rules.md#calling-mau: a missed "Mau" may be caught until anyone's next action;
     # seat 1 taking the pending draw of seat 0's Seven is such an action.
     hands = [["7H", "8S"], ["QS", "AS", "TS"]]
     data = record(

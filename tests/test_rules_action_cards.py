@@ -1,4 +1,4 @@
-"""Action cards: Seven, Eight, Nine, Ace, Jack (rules.md §3)."""
+"""Action cards: Seven, Eight, Nine, Ace, Jack (docs/rules.md#action-cards)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The seeded deal and the start card (rules.md §1)."""
+"""The seeded deal and the start card (docs/rules.md#cards-and-deal)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ from scenarios import (
 def expected_deal(
     seed: int, players: int, hand_size: int, deck: int
 ) -> tuple[list[list[str]], str, list[str]]:
-    """rules.md §1 done by hand: shuffle the canonical deck with random.Random(seed), deal
-    blocks of hand_size by seat, then the start card, then the draw pile in order."""
+    """docs/rules.md#cards-and-deal done by hand: shuffle the canonical deck with
+    random.Random(seed), deal blocks of hand_size by seat, then the start card, then the
+    draw pile in order."""
     cards = canonical(deck)
     assert cards[:3] == (["2C", "3C", "4C"] if deck == 52 else ["7C", "8C", "9C"])
     assert cards[-1] == "AS"

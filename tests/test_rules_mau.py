@@ -1,4 +1,5 @@
-"""Calling "Mau" and "Mau Mau" in the three modes (rules.md §4, §5)."""
+"""Calling "Mau" and "Mau Mau" in the three modes (docs/rules.md#calling-mau,
+docs/rules.md#end-of-a-round)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Option keys, values, presets and player counts (rules.md §1-§7)."""
+"""Option keys, values, presets and player counts (docs/rules.md#options,
+docs/rules.md#presets, docs/rules.md#cards-and-deal)."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ DEFAULTS: dict[str, Any] = {
     "card_values": "face",
 }
 
-#: every key with every value the rule book allows (ranges: both ends and one inside)
+#: every key with every value the rule book allows (docs/rules.md#options; ranges: both
+#: ends and one inside)
 GOOD: dict[str, list[Any]] = {
     "deck": [52, 32],
     "hand_size": [3, 7, 10],
@@ -156,7 +158,7 @@ def test_options_must_be_a_mapping() -> None:
         Rules.from_dict([("deck", 32)])  # type: ignore[arg-type]
 
 
-# --- presets (§7) -----------------------------------------------------------------------
+# --- presets (docs/rules.md#presets) --------------------------------------------------
 
 PRESET_SETTINGS: dict[str, dict[str, Any]] = {
     "standard": {},
@@ -221,7 +223,7 @@ def test_a_preset_switched_to_another_mode_keeps_its_limit() -> None:
     assert rules.to_dict()["limit"] == 150
 
 
-# --- player counts and deck size (§1, §7) -----------------------------------------------
+# --- player counts and deck size (docs/rules.md#cards-and-deal, docs/rules.md#presets) --
 
 
 @pytest.mark.parametrize(("deck", "top"), [(52, 8), (32, 5)])

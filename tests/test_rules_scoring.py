@@ -1,4 +1,5 @@
-"""Card values, the four scoring modes and the rounds of a game (rules.md §5, §6)."""
+"""Card values, the four scoring modes and the rounds of a game (docs/rules.md#scoring,
+docs/rules.md#end-of-a-round, docs/rules.md#end-of-the-game)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A turn: play, draw, pass, empty piles and the reshuffle (rules.md §2, §5)."""
+"""A turn: play, draw, pass, empty piles and the reshuffle (docs/rules.md#a-turn,
+docs/rules.md#end-of-a-round)."""
 
 from __future__ import annotations
 
@@ -287,7 +288,7 @@ def test_with_one_discard_below_the_top_that_card_is_drawn() -> None:
     assert game.round.log[-2] == ("reshuffle", 1)
 
 
-# --- the reshuffle (§1, §5) -----------------------------------------------------------------
+# --- the reshuffle (docs/rules.md#cards-and-deal, docs/rules.md#end-of-a-round) -----------
 
 
 @pytest.mark.parametrize("seed", [0, 5, 77, 2**33 + 1])

@@ -1,4 +1,4 @@
-"""What a player may see (rules.md §8)."""
+"""What a player may see (docs/rules.md#what-a-player-may-see)."""
 
 from __future__ import annotations
 

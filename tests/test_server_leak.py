@@ -1,4 +1,4 @@
-"""Hidden information never leaves the server (rules.md §8).
+"""Hidden information never leaves the server (docs/rules.md#what-a-player-may-see).
 
 Whole games are played through the server: bots, absent humans played by stand-ins,
 and humans at sockets who pick random legal moves (sometimes forgetting a call, and

@@ -1,5 +1,5 @@
-"""Hidden information (rules.md §8): what a seat's view holds, and that it does not
-depend on the cards the seat cannot see."""
+"""Hidden information (docs/rules.md#what-a-player-may-see): what a seat's view holds,
+and that it does not depend on the cards the seat cannot see."""
 
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ def keys(obj: Any) -> Iterator[str]:
 
 
 def check_view(game: Game, seat: int | None) -> None:
-    """``seat``'s view holds what rules.md §8 lets it see and nothing else."""
+    """``seat``'s view holds what docs/rules.md#what-a-player-may-see lets it see and
+    nothing else."""
     r = game.round
     view = game.view(seat)
     data = view.to_json()

@@ -1,4 +1,5 @@
-"""A game: the seats, the rounds dealt one after another, and the score (rules.md §6).
+"""A game: the seats, the rounds dealt one after another, and the score
+(docs/rules.md#scoring).
 
 >>> from maumau.engine import Game
 >>> game = Game.new("penalty-100", players=["Ana", "Ben"], seed=7)

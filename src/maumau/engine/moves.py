@@ -2,8 +2,8 @@
 
 :class:`Moves` is the half of :class:`maumau.engine.round.Round` that applies actions;
 ``round.py`` holds the other half (construction, copies, what can be seen, legal
-actions).  Every method here either changes the round as the rule book says or raises
-:class:`IllegalAction` with a stable code and changes nothing.
+actions).  Every method here either changes the round as the rule book (docs/rules.md)
+says or raises :class:`IllegalAction` with a stable code and changes nothing.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ PENALTY_REASONS = (MISSED, FALSE, CAUGHT)
 
 def refill_stock(stock: list[int], discard: list[int], shuffle: Callable[[list[int]], None]) -> int:
     """Shuffle the discard pile under its top card into the (empty) draw pile, oldest
-    card first (rules.md §1); returns how many cards it holds now."""
+    card first (docs/rules.md#cards-and-deal); returns how many cards it holds now."""
     pile = discard[:-1]
     del discard[:-1]
     shuffle(pile)

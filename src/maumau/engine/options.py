@@ -1,8 +1,8 @@
 """Rule options: one validated, frozen :class:`Rules` object and the named presets.
 
-The keys are the stable option keys of the rule book; :meth:`Rules.from_dict` refuses
-unknown keys and bad values with a :class:`BadOption` that names the key and what is
-allowed, and :meth:`Rules.to_dict` writes the same keys back.
+The keys are the stable option keys of the rule book (docs/rules.md#options);
+:meth:`Rules.from_dict` refuses unknown keys and bad values with a :class:`BadOption` that
+names the key and what is allowed, and :meth:`Rules.to_dict` writes the same keys back.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""One deal of Mau Mau: the state machine of rules.md §1-§5.
+"""One deal of Mau Mau: the state machine of the rule book, from docs/rules.md#cards-and-deal
+to docs/rules.md#end-of-a-round.
 
 :class:`Round` holds the hands (bitmasks), the draw pile, the discard pile and the turn,
 and changes only through :meth:`Round.apply`.  Scoring across rounds is
@@ -69,7 +70,8 @@ class Round(Moves):
 
     @classmethod
     def deal(cls, table: Table, players: int, seed: int, leader: int = 0) -> Round:
-        """Shuffle the canonical deck with ``random.Random(seed)`` and deal (rules.md §1)."""
+        """Shuffle the canonical deck with ``random.Random(seed)`` and deal
+        (docs/rules.md#cards-and-deal)."""
         rng = random.Random(seed)
         deck = [c for c in range(52) if table.deck >> c & 1]
         rng.shuffle(deck)
@@ -218,7 +220,8 @@ class Round(Moves):
 
     def legal_actions(self, seat: int | None = None) -> tuple[Action, ...]:
         """Every action ``seat`` (default: the seat to move) may take now; each playable
-        card once with the call that is due, a Jack once per suit (rules.md §4)."""
+        card once with the call that is due, a Jack once per suit
+        (docs/rules.md#calling-mau)."""
         step = self.step
         turn = self.turn
         if seat is None or seat == turn:

@@ -1,4 +1,5 @@
-"""What one seat may see (rules.md §8): a pure function of the game.
+"""What one seat may see (docs/rules.md#what-a-player-may-see): a pure function of the
+game.
 
 :func:`seat_view` is the only way information about a game should leave the engine
 towards a player: it holds the seat's own hand, everybody's card counts and scores,

@@ -18,7 +18,7 @@ from maumau.env.actions import Legal, describe, legal_indices
 from maumau.env.rewards import game_rewards, round_rewards
 
 #: rule sets by name: the engine's presets, and "catch" (standard rules with the
-#: catch penalty for a missing "Mau", rules.md §5)
+#: catch penalty for a missing "Mau", docs/rules.md#calling-mau)
 RULE_SETS: dict[str, dict[str, Any]] = {
     "standard": {"preset": "standard"},
     "penalty-100": {"preset": "penalty-100"},

@@ -242,7 +242,8 @@ class Presence(Model):
 
 
 class State(Model):
-    """The game as this connection may see it (rules.md §8), after every change."""
+    """The game as this connection may see it (docs/rules.md#what-a-player-may-see),
+    after every change."""
 
     type: Literal["state"] = "state"
     version: int

@@ -1,5 +1,5 @@
-// Why a card of the hand cannot be played now, in words (rules.md, "A turn" and
-// "Action cards"): said when a player taps a card that is not lifted.
+// Why a card of the hand cannot be played now, in words (docs/rules.md#a-turn and
+// docs/rules.md#action-cards): said when a player taps a card that is not lifted.
 
 import { cardName, rankOf, suitOf } from "./cards.js";
 import { t } from "./i18n.js";

@@ -1,6 +1,6 @@
 // The Mau button's arm: the player's own call, made for one play only.
 //
-// The rules punish a forgotten call (rules.md, "Calling Mau"), so the call stays the
+// The rules punish a forgotten call (docs/rules.md#calling-mau), so the call stays the
 // player's act: it is never made for them. But a call can no longer be made by accident:
 // the button is offered only when a call can be due with the next card (on the player's
 // own turn, at two cards or one, with a card that can be played), and an arm lasts only

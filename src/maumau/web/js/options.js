@@ -1,5 +1,5 @@
-// The rule book's option keys (rules.md) and the named presets, for the create form
-// and the rules page.  Labels and explanations are in the language files
+// The rule book's option keys (docs/rules.md#options) and the named presets, for the
+// create form and the rules page.  Labels and explanations are in the language files
 // ("opt.<key>", "opt.<key>.help", "opt.<key>.<value>").
 
 export const OPTIONS = [
