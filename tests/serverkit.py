@@ -25,6 +25,7 @@ TEST_LIMITS: dict[str, Any] = {
     # every TestClient socket comes from the address "testclient"; some tests open many
     "connections_per_address": 10_000,
     "connections_per_table": 10_000,
+    "connections_per_minute": 1e9,
     # a test may open a socket and do other things before its hello (a loaded machine)
     "hello_seconds": 600.0,
     # tests create dozens of tables from "testclient" and play bot tables with no socket

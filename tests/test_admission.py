@@ -134,6 +134,21 @@ def test_an_address_may_hold_so_many_sockets(tmp_path: Path) -> None:
         wait_for_health(client, pending=0, connections=0)
 
 
+def test_an_address_may_open_so_many_sockets_a_minute(tmp_path: Path) -> None:
+    """A client closed for flooding cannot come straight back again and again: an
+    address opens at most ``connections_per_minute`` sockets a minute (in bursts of as
+    many), whether they are still open or not."""
+    with make_client(tmp_path, connections_per_minute=3.0) as client:
+        game_id, _ = create_table(client)
+        for _ in range(3):
+            with client.websocket_connect(f"/ws/{game_id}") as ws:
+                hello(ws, None)
+        with client.websocket_connect(f"/ws/{game_id}") as refused:
+            message = closed_with(refused, "rate_limited")
+            assert "3 connections in a minute" in message
+        wait_for_health(client, pending=0, connections=0)
+
+
 def test_a_table_may_have_so_many_sockets(tmp_path: Path) -> None:
     with make_client(tmp_path, connections_per_table=2) as client:
         full, token = create_table(client)

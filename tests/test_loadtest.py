@@ -247,6 +247,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int,
     command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
     command += ["--data-dir", str(data), "--log-level", "warning"]
     command += ["--tables-per-minute", "100000", "--messages-per-second", "1000"]
+    command += ["--connections-per-minute", "100000"]
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30

@@ -560,19 +560,19 @@ def test_ws_default_size_limit_is_enforced(tmp_path: Path) -> None:
 
 
 def test_ws_flooding_is_rate_limited(tmp_path: Path) -> None:
-    with make_client(tmp_path, messages_per_second=1.0, message_burst=3.0) as client:
+    with make_client(tmp_path, messages_per_second=1.0, message_burst=8.0) as client:
         game_id, host = create_table(client)
         before = client.get(f"/api/games/{game_id}").json()
         with client.websocket_connect(f"/ws/{game_id}") as ws:
-            greet(ws, host)  # hello spends one of the burst of 3
-            for _ in range(10):
+            greet(ws, host)  # hello spends one of the burst of 8
+            for _ in range(12):
                 ws.send_json({"type": "ping"})
-            replies = [reply(ws) for _ in range(10)]
+            replies = [reply(ws) for _ in range(12)]
             pongs = [r for r in replies if r == {"type": "pong"}]
             limited = [r for r in replies if r.get("code") == "rate_limited"]
-            assert len(pongs) + len(limited) == 10, replies
-            assert 1 <= len(pongs) <= 3, replies
-            assert len(limited) >= 7, replies
+            assert len(pongs) + len(limited) == 12, replies
+            assert 7 <= len(pongs) <= 8, replies
+            assert len(limited) >= 4, replies
             assert all(r["type"] == "error" for r in limited)
             time.sleep(1.1)
             answers_ping(ws)  # the connection was not closed, and the bucket refilled
@@ -583,10 +583,12 @@ def test_ws_rate_limited_names_the_dropped_action_id(tmp_path: Path) -> None:
     """A move dropped by the rate limit is answered with its ``action_id``, so the
     client knows which move was not made; a message without one is answered with
     ``null``."""
-    with make_client(tmp_path, messages_per_second=0.001, message_burst=1.0) as client:
+    with make_client(tmp_path, messages_per_second=0.001, message_burst=7.0) as client:
         game_id, host = create_table(client)
         with client.websocket_connect(f"/ws/{game_id}") as ws:
-            greet(ws, host)  # hello spends the whole burst
+            greet(ws, host)  # hello and six pings spend the whole burst
+            for _ in range(6):
+                answers_ping(ws)
             move = {"type": "action", "version": 0, "action": {"type": "draw"}}
             ws.send_json({**move, "action_id": "ana-1"})
             refused(ws, "rate_limited", "ana-1")
@@ -598,6 +600,45 @@ def test_ws_rate_limited_names_the_dropped_action_id(tmp_path: Path) -> None:
             refused(ws, "rate_limited", None)
             ws.send_json({**move, "action_id": "a" * 100})
             refused(ws, "rate_limited", "a" * 64)
+
+
+def test_ws_a_flood_past_the_limit_closes_the_connection(tmp_path: Path) -> None:
+    """A client that goes on sending past its limit is not answered for ever (each
+    answer costs the server): once more messages were refused in a row than its burst
+    allows, it is sent ``closed`` (``rate_limited``) and closed; the table goes on."""
+    with make_client(tmp_path, messages_per_second=0.001, message_burst=3.0) as client:
+        game_id, host = create_table(client)
+        with client.websocket_connect(f"/ws/{game_id}") as ws:
+            greet(ws, host)  # hello spends one of the burst of 3
+            for _ in range(2 + 3 + 1 + 5):  # 2 answered, 3 refused, 1 more: closed
+                ws.send_json({"type": "ping"})
+            replies = [reply(ws) for _ in range(2 + 3 + 1)]
+            assert [r["type"] for r in replies[:2]] == ["pong", "pong"], replies
+            assert [r.get("code") for r in replies[2:5]] == ["rate_limited"] * 3, replies
+            assert replies[5]["type"] == "closed" and replies[5]["code"] == "rate_limited"
+            assert "past the limit" in replies[5]["message"]
+            with pytest.raises(WebSocketDisconnect) as gone:
+                reply(ws)
+            assert gone.value.code == 1008
+        with client.websocket_connect(f"/ws/{game_id}") as again:
+            greet(again, host)  # the seat is still the host's
+
+
+def test_ws_a_pause_forgives_past_refusals(tmp_path: Path) -> None:
+    """Only refusals one after another count: a message let through starts again."""
+    with make_client(tmp_path, messages_per_second=20.0, message_burst=3.0) as client:
+        game_id, host = create_table(client)
+        with client.websocket_connect(f"/ws/{game_id}") as ws:
+            greet(ws, host)
+            # one or two over the limit each time, 5 in all (more than the burst of 3),
+            # with pauses between
+            for _ in range(4):
+                for _ in range(4):
+                    ws.send_json({"type": "ping"})
+                kinds = [reply(ws)["type"] for _ in range(4)]
+                assert "closed" not in kinds and "pong" in kinds, kinds
+                time.sleep(0.2)  # (the bucket refills: 20 a second)
+            answers_ping(ws)
 
 
 def test_ws_rate_limit_is_per_connection(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import sys
 SERVE_LIMITS = (
     *("--tables-per-minute", "100000", "--messages-per-second", "1000"),
     *("--connections-per-address", "100000", "--http-connections-per-address", "100000"),
+    *("--connections-per-minute", "1000000"),
     *("--live-tables-per-address", "100000"),
 )
 

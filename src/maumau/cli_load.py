@@ -36,7 +36,8 @@ def add_commands(commands: Any) -> None:
         help="play many games against a running server and measure it",
         description="Set tables up on a running server (maumau serve --tables-per-minute "
         "100000 --messages-per-second 1000 --connections-per-address 100000 "
-        "--http-connections-per-address 100000 --live-tables-per-address 100000: every "
+        "--connections-per-minute 1000000 --http-connections-per-address 100000 "
+        "--live-tables-per-address 100000: every "
         "client comes from one address), play every seat over its own WebSocket, and "
         "print moves/s, move latency, errors and the server's CPU and memory.",
     )

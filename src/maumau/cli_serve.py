@@ -74,6 +74,14 @@ def add_commands(commands: Any) -> None:
         help="WebSockets one client address (IPv6: its /56) may hold open at once (default 64)",
     )
     serve.add_argument(
+        "--connections-per-minute",
+        type=positive,
+        default=60.0,
+        metavar="N",
+        help="WebSockets one client address may open per minute, with bursts of as many "
+        "(default 60)",
+    )
+    serve.add_argument(
         "--connections-per-table",
         type=count,
         default=100,
@@ -184,6 +192,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         hello_seconds=args.hello_seconds,
         connections_per_address=args.connections_per_address,
         connections_per_table=args.connections_per_table,
+        connections_per_minute=args.connections_per_minute,
         http_connections_per_address=args.http_connections_per_address,
         header_seconds=args.header_seconds,
         body_seconds=args.body_seconds,

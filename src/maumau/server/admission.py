@@ -5,12 +5,15 @@ Every open socket holds a file descriptor, a task and its buffers, and every mov
 table is sent to each of the table's sockets.  Without caps, one client opening
 sockets and never greeting could use up the process's open files (``GET /`` then fails
 for everyone); the ``hello`` deadline (in :func:`maumau.server.sockets.play`) and these
-caps bound what one address or one table can hold."""
+caps bound what one address or one table can hold.  And an address may open only so
+many sockets a minute: a client closed for a flood (of messages, of pings) would
+otherwise come straight back, and every new socket costs a handshake, a hello and the
+table's whole state."""
 
 from __future__ import annotations
 
 from maumau.server.errors import ServerError
-from maumau.server.limits import Quota, address_key
+from maumau.server.limits import AddressLimiter, Quota, address_key
 
 
 class Admission:
@@ -18,17 +21,25 @@ class Admission:
     :func:`address_key`; ``per_table``: sockets of one table, players and spectators
     alike, greeted or not)."""
 
-    def __init__(self, per_address: int, per_table: int) -> None:
+    def __init__(self, per_address: int, per_table: int, per_minute: float = 60.0) -> None:
         self.addresses = Quota(per_address)
         self.tables = Quota(per_table)
+        #: new sockets per address and minute
+        self.opening = AddressLimiter(per_minute)
         #: sockets let in that have not said hello (yet)
         self.pending = 0
 
     def enter(self, host: str) -> Place:
         """A socket from the client address ``host`` comes in: its place, pending until
-        :meth:`Place.greet`.  ``too_many_connections`` when the address holds as many
-        as it may."""
+        :meth:`Place.greet`.  ``rate_limited`` when the address opened as many this
+        minute as it may, ``too_many_connections`` when it holds as many as it may."""
         key = address_key(host)
+        if not self.opening.allow(key):
+            raise ServerError(
+                "rate_limited",
+                f"this address opened more than {self.opening.burst:g} connections in a "
+                "minute; wait a little before connecting again",
+            )
         if not self.addresses.take(key):
             raise ServerError(
                 "too_many_connections",

@@ -107,7 +107,9 @@ def create_app(config: ServerConfig | None = None) -> App:
     app.proxies = Proxies(config.trusted_proxies)  # (ValueError: not an address)
     app.state.config = config
     app.state.create_limiter = AddressLimiter(config.tables_per_minute)
-    app.state.admission = Admission(config.connections_per_address, config.connections_per_table)
+    app.state.admission = Admission(
+        config.connections_per_address, config.connections_per_table, config.connections_per_minute
+    )
     app.state.metrics = metrics = Counts()
     app.state.registry = registry_of(app)
     app.state.readiness = probes.Readiness()

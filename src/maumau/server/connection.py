@@ -36,8 +36,8 @@ class Connection:
         # (_write_now drives the coroutine it returns by hand)
         self._send = cast(SendCoroutine, send)
         self.limiter = limiter
-        #: the client's address as limits per address count it (limits.address_key)
-        self.address = "unknown"
+        #: messages refused by ``limiter`` since the last one it let through
+        self.refused = 0
         self.queue: asyncio.Queue[str | _Waiting | None] = asyncio.Queue(queue_size)
         self.greeted = False
         #: the seat's position at its table, and the seat's identity: the hash of the

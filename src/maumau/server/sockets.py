@@ -46,6 +46,9 @@ log = logging.getLogger("maumau.server")
 SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
+#: why a connection that goes on sending past its limit is closed: more messages
+#: refused in a row than its burst allows (each refusal is answered, and costs)
+FLOODED = "too many messages past the limit, one after another: the connection is closed"
 #: the client messages' types (late friends' and the chat's after the four of play)
 TYPES: tuple[str, ...] = ("hello", "action", "ping", "ready")
 TYPES += ("ask_seat", "withdraw_seat", "answer_seat", "chat", "react", "set_chat")
@@ -149,9 +152,14 @@ async def receive(
     """Handle one text message from a client."""
     if not conn.limiter.allow():
         hub.metrics.refused("rate_limited")
+        conn.refused += 1
+        if conn.refused > config.message_burst:  # not slowing down: a flood
+            conn.close(Closed(code="rate_limited", message=FLOODED), 1008)
+            return
         dropped = _dropped_action_id(text, config)
         conn.send(_error("rate_limited", "too many messages; slow down", dropped))
         return
+    conn.refused = 0
     if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
         hub.metrics.refused("message_too_large")
         conn.send(_error("message_too_large", _too_large(config)))

@@ -50,6 +50,8 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # (tables earlier tests left to their computer players count as unattended; with the
     # default of two per address, a later test's table could be paused at once)
     raised += ["--unattended-tables-per-address", "1000"]
+    # (every test's pages connect from 127.0.0.1, many a minute)
+    raised += ["--connections-per-minute", "100000"]
     with serving(tmp_path_factory.mktemp("server-data"), *raised) as url:
         yield url
 
