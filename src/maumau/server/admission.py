@@ -31,15 +31,11 @@ class Admission:
 
     def enter(self, host: str) -> Place:
         """A socket from the client address ``host`` comes in: its place, pending until
-        :meth:`Place.greet`.  ``rate_limited`` when the address opened as many this
-        minute as it may, ``too_many_connections`` when it holds as many as it may."""
+        :meth:`Place.greet`; its :attr:`Place.too_soon` when the address opened as many
+        this minute as it may (the caller holds the place a while, then refuses it:
+        :data:`maumau.server.sockets.TOO_SOON_SECONDS`).  ``too_many_connections`` when
+        the address holds as many as it may."""
         key = address_key(host)
-        if not self.opening.allow(key):
-            raise ServerError(
-                "rate_limited",
-                f"this address opened more than {self.opening.burst:g} connections in a "
-                "minute; wait a little before connecting again",
-            )
         if not self.addresses.take(key):
             raise ServerError(
                 "too_many_connections",
@@ -47,7 +43,14 @@ class Admission:
                 "close some (other tabs?) and try again",
             )
         self.pending += 1
-        return Place(self, key)
+        place = Place(self, key)
+        if not self.opening.allow(key):
+            place.too_soon = ServerError(
+                "rate_limited",
+                f"this address opened more than {self.opening.burst:g} connections in a "
+                "minute; wait a little before connecting again",
+            )
+        return place
 
     @property
     def greeted(self) -> int:
@@ -58,13 +61,15 @@ class Admission:
 class Place:
     """One socket's share of the caps, from :meth:`Admission.enter` to :meth:`leave`."""
 
-    __slots__ = ("address", "admission", "pending", "table")
+    __slots__ = ("address", "admission", "pending", "table", "too_soon")
 
     def __init__(self, admission: Admission, address: str) -> None:
         self.admission = admission
         self.address: str | None = address
         self.table: str | None = None
         self.pending = True
+        #: the refusal, when its address opened as many sockets this minute as it may
+        self.too_soon: ServerError | None = None
 
     def join(self, table_id: str) -> None:
         """The socket is at the table ``table_id``; ``too_many_connections`` when the

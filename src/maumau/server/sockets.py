@@ -49,6 +49,10 @@ CLIENT = TypeAdapter(ClientMessage)
 #: why a connection that goes on sending past its limit is closed: more messages
 #: refused in a row than its burst allows (each refusal is answered, and costs)
 FLOODED = "too many messages past the limit, one after another: the connection is closed"
+#: a socket refused because its address opened too many this minute is held this long
+#: first (its place counted against the address's cap), so that a client that comes
+#: straight back, again and again, is refused at most so many times a second
+TOO_SOON_SECONDS = 1.0
 #: the client messages' types (late friends' and the chat's after the four of play)
 TYPES: tuple[str, ...] = ("hello", "action", "ping", "ready")
 TYPES += ("ask_seat", "withdraw_seat", "answer_seat", "chat", "react", "set_chat")
@@ -90,6 +94,9 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     try:
         try:
             place = admission.enter(client_host(ws))
+            if place.too_soon is not None:
+                await asyncio.sleep(TOO_SOON_SECONDS)
+                raise place.too_soon
             if hub.draining:  # (a socket that came in as the listener closed)
                 raise ServerError("server_stopping", GOODBYE)
             referee = await hub.referee(game_id)
