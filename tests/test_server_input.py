@@ -337,7 +337,7 @@ def test_ws_wrong_token_then_right_one(dealt: Dealt) -> None:
     _, other_table_token = create_table(dealt.client)
     before = snapshot(dealt.client, dealt.game_id, dealt.host)
     with dealt.client.websocket_connect(f"/ws/{dealt.game_id}") as ws:
-        for wrong in ("not-a-token", dealt.host[:-1], sha256(dealt.host), other_table_token):
+        for wrong in ("not-a-token", dealt.host[:-1], other_table_token):  # (3 at most)
             ws.send_json({"type": "hello", "token": wrong})
             refused(ws, "bad_token")
         # a refused hello greets nobody: a move still needs a hello
@@ -355,6 +355,24 @@ def test_ws_wrong_token_then_right_one(dealt: Dealt) -> None:
         }
         assert state is not None and (state["version"], state["view"]) == before
         accepted(ws, state)
+
+
+def test_ws_a_fourth_wrong_token_closes_the_connection(dealt: Dealt) -> None:
+    """Each hello with an unknown token may cost a look into the store (another
+    process may have just seated it): a connection may try three, the fourth closes
+    it (and new connections are limited per address a minute)."""
+    with dealt.client.websocket_connect(f"/ws/{dealt.game_id}") as ws:
+        for n in range(3):
+            ws.send_json({"type": "hello", "token": f"made-up-{n}"})
+            refused(ws, "bad_token")
+        ws.send_json({"type": "hello", "token": sha256(dealt.host)})
+        closed = reply(ws)
+        assert closed["type"] == "closed" and closed["code"] == "bad_token", closed
+        with pytest.raises(WebSocketDisconnect) as gone:
+            reply(ws)
+        assert gone.value.code == 1008
+    with dealt.client.websocket_connect(f"/ws/{dealt.game_id}") as ws:
+        greet(ws, dealt.host)  # the seat's own token is let in as ever
 
 
 def test_ws_spectator_cannot_act(dealt: Dealt) -> None:
@@ -624,8 +642,9 @@ def test_ws_a_flood_past_the_limit_closes_the_connection(tmp_path: Path) -> None
             greet(again, host)  # the seat is still the host's
 
 
-def test_ws_a_pause_forgives_past_refusals(tmp_path: Path) -> None:
-    """Only refusals one after another count: a message let through starts again."""
+def test_ws_refusals_at_the_limits_pace_are_no_flood(tmp_path: Path) -> None:
+    """Refusals have a budget of their own, refilled at the message rate: a client
+    that goes over its limit now and then is refused, never closed."""
     with make_client(tmp_path, messages_per_second=20.0, message_burst=3.0) as client:
         game_id, host = create_table(client)
         with client.websocket_connect(f"/ws/{game_id}") as ws:

@@ -76,10 +76,10 @@ def add_commands(commands: Any) -> None:
     serve.add_argument(
         "--connections-per-minute",
         type=positive,
-        default=60.0,
+        default=120.0,
         metavar="N",
         help="WebSockets one client address may open per minute, with bursts of as many "
-        "(default 60)",
+        "(default 120: twice the 64 it may hold at once)",
     )
     serve.add_argument(
         "--connections-per-table",

@@ -21,7 +21,7 @@ class Admission:
     :func:`address_key`; ``per_table``: sockets of one table, players and spectators
     alike, greeted or not)."""
 
-    def __init__(self, per_address: int, per_table: int, per_minute: float = 60.0) -> None:
+    def __init__(self, per_address: int, per_table: int, per_minute: float = 120.0) -> None:
         self.addresses = Quota(per_address)
         self.tables = Quota(per_table)
         #: new sockets per address and minute

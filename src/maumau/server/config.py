@@ -40,9 +40,10 @@ class ServerConfig:
     hello_seconds: float = 10.0
     #: WebSockets one client address (an IPv6 client: its /56) may hold open at once
     connections_per_address: int = 64
-    #: WebSockets one client address may open per minute (bursts of as many): a client
-    #: closed for flooding cannot come straight back, again and again
-    connections_per_minute: float = 60.0
+    #: WebSockets one client address may open per minute (bursts of as many: twice the
+    #: ``connections_per_address`` it may hold): a client closed for flooding cannot
+    #: come straight back, again and again
+    connections_per_minute: float = 120.0
     #: WebSockets one table may have open at once, players and spectators
     connections_per_table: int = 100
     #: HTTP connections one client address may hold open at once (``maumau serve``'s

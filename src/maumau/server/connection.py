@@ -36,8 +36,12 @@ class Connection:
         # (_write_now drives the coroutine it returns by hand)
         self._send = cast(SendCoroutine, send)
         self.limiter = limiter
-        #: messages refused by ``limiter`` since the last one it let through
-        self.refused = 0
+        #: the refusals of ``limiter`` have a budget of their own, as large and refilled
+        #: as fast: a client refused faster than that (sending at more than twice its
+        #: limit, for a while) is flooding, and is closed
+        self.refusals = TokenBucket(limiter.rate, limiter.burst)
+        #: ``hello`` messages refused for a token that holds no seat here
+        self.bad_hellos = 0
         self.queue: asyncio.Queue[str | _Waiting | None] = asyncio.Queue(queue_size)
         self.greeted = False
         #: the seat's position at its table, and the seat's identity: the hash of the

@@ -46,9 +46,12 @@ log = logging.getLogger("maumau.server")
 SOCKET_PATH = re.compile(r"/ws/(?P<game_id>[^/]+)")
 
 CLIENT = TypeAdapter(ClientMessage)
-#: why a connection that goes on sending past its limit is closed: more messages
-#: refused in a row than its burst allows (each refusal is answered, and costs)
-FLOODED = "too many messages past the limit, one after another: the connection is closed"
+#: why a connection that goes on sending past its limit is closed: its refusals (each
+#: answered, each a cost) outran their own budget (:attr:`Connection.refusals`)
+FLOODED = "too many messages past the limit: the connection is closed"
+#: ``hello`` messages with a token that holds no seat here a connection may send; the
+#: next one closes it (each may cost a look into the store)
+BAD_HELLOS = 3
 #: a socket refused because its address opened too many this minute is held this long
 #: first (its place counted against the address's cap), so that a client that comes
 #: straight back, again and again, is refused at most so many times a second
@@ -159,19 +162,18 @@ async def receive(
     """Handle one text message from a client."""
     if not conn.limiter.allow():
         hub.metrics.refused("rate_limited")
-        conn.refused += 1
-        if conn.refused > config.message_burst:  # not slowing down: a flood
+        if not conn.refusals.allow():  # not slowing down: a flood
             conn.close(Closed(code="rate_limited", message=FLOODED), 1008)
             return
         dropped = _dropped_action_id(text, config)
         conn.send(_error("rate_limited", "too many messages; slow down", dropped))
         return
-    conn.refused = 0
     if len(text) > config.max_message_bytes or len(text.encode()) > config.max_message_bytes:
         hub.metrics.refused("message_too_large")
         conn.send(_error("message_too_large", _too_large(config)))
         return
     action_id: str | None = None
+    hello = False
     try:
         try:
             data = json.loads(text)
@@ -180,6 +182,7 @@ async def receive(
         action_id = _action_id(data)
         message = parse(data)
         if isinstance(message, Hello):
+            hello = True
             if conn.greeted:
                 raise ServerError("already_greeted", "this connection has said hello already")
             if referee.table.status == "closed":
@@ -217,6 +220,12 @@ async def receive(
             conn.send(Pong())
     except ServerError as exc:
         hub.metrics.refused(exc.code)
+        if hello and exc.code in ("bad_token", "seat_removed"):
+            conn.bad_hellos += 1
+            if conn.bad_hellos > BAD_HELLOS:
+                said = f"{BAD_HELLOS} hellos with a token that holds no seat here: closed"
+                conn.close(Closed(code=exc.code, message=said), 1008)
+                return
         conn.send(_error(exc.code, exc.message, action_id))
     except Exception:
         log.exception(
