@@ -26,7 +26,6 @@ from maumau.server.config import ServerConfig
 from maumau.server.hub import Hub
 from maumau.server.protocol import CreateGame
 from maumau.server.referee import Referee
-from maumau.server.routes import INFO_SECONDS
 from maumau.server.sockets import receive
 from maumau.store import Store
 from test_seat_identity import Client
@@ -174,28 +173,6 @@ async def test_made_up_hellos_and_info_requests_cost_the_table_no_reload(
         # and the start at a shows at b
         await seating.start_game(hubs.a, game_id, host)
         assert (await hubs.b.current(game_id)).table.status == "playing"
-
-
-async def test_info_requests_one_after_another_read_a_few_times_a_second(
-    tmp_path: Path, pg_db_url: str
-) -> None:
-    """A loop of info requests (one after another, so none shares another's read)
-    reads the table from the database at most every ``INFO_SECONDS``; a change notice
-    makes the next request read again."""
-    async with two_hubs(tmp_path, pg_db_url) as hubs:
-        game_id, _ = await new_table(hubs.a)
-        referee = await hubs.b.referee(game_id)
-        await hubs.b.current(game_id)
-        costs = count_costs(hubs.b, referee)
-        started = time.monotonic()
-        for _ in range(50):
-            await hubs.b.current(game_id, INFO_SECONDS)
-        reads_allowed = 1 + (time.monotonic() - started) / INFO_SECONDS
-        assert costs.rows <= reads_allowed, costs
-        await seating.claim_seat(hubs.a, game_id, "Ben", None)  # its notice reaches b
-        await until(lambda: len(referee.table.seats) == 2)
-        info = (await hubs.b.current(game_id, INFO_SECONDS)).table.info(set())
-        assert [s.name for s in info.seats] == ["Ana", "Ben"]
 
 
 # --- when a table is idle -------------------------------------------------------------------

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -37,8 +36,6 @@ class Follower:
         self._task: asyncio.Task[None] | None = None
         #: resolved when the next catch-up to start has ended (those waiting for it)
         self._next: asyncio.Future[None] | None = None
-        #: when (monotonic) the last catch-up started reading
-        self._read_at = -float("inf")
 
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed the table: catch up soon.  When only steps were
@@ -48,14 +45,10 @@ class Follower:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
-    async def caught_up(self, within: float = 0.0) -> None:
+    async def caught_up(self) -> None:
         """Catch up with everything committed before this call, and return when that
         is done: waits for the next catch-up to start (one that runs now may have read
-        too early), which every caller meanwhile shares.  With ``within`` (seconds), a
-        catch-up that started reading that recently, with no change notice since, is
-        recent enough: a caller content with that (table info) costs nothing more."""
-        if within > 0 and not self._behind and time.monotonic() - self._read_at < within:
-            return
+        too early), which every caller meanwhile shares."""
         if self._next is None:
             self._next = asyncio.get_running_loop().create_future()
         done = self._next
@@ -67,7 +60,6 @@ class Follower:
             while self._behind:
                 table_too, self._behind, self._behind_table = self._behind_table, False, False
                 done, self._next = self._next, None
-                self._read_at = time.monotonic()
                 try:
                     await self._catch_up(table_too)
                 except ReferenceError:  # the table left memory: nothing to catch up with

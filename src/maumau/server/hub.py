@@ -99,15 +99,14 @@ class Hub:
                 ).add_done_callback(quiet)
             return referee
 
-    async def current(self, game_id: str, within: float = 0.0) -> Referee:
+    async def current(self, game_id: str) -> Referee:
         """:meth:`referee`, caught up with other processes' changes when the database is
         shared (for answers that must show the latest: table info, the record).  The
         reads are shared by the requests that come meanwhile and made outside the
         table's lock (:meth:`Referee.caught_up`): asking costs the table's moves
-        nothing.  With ``within``: as it was at most that many seconds ago (change
-        notices bring the rest within milliseconds)."""
+        nothing."""
         referee = await self.referee(game_id)
-        await referee.caught_up(within)
+        await referee.caught_up()
         return referee
 
     async def live_table(self, game_id: str) -> Table | None:

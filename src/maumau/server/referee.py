@@ -348,12 +348,12 @@ class Referee:
             return
         await absorb(self, row, steps)
 
-    async def caught_up(self, within: float = 0.0) -> None:
-        """Catch up with everything other processes committed before now (or, with
-        ``within``, that many seconds ago; shared databases; see
-        :meth:`Follower.caught_up`): for answers that must show the latest."""
+    async def caught_up(self) -> None:
+        """Catch up with everything other processes committed before now (shared
+        databases; see :meth:`Follower.caught_up`): for answers that must show the
+        latest."""
         if self.store.shared:
-            await self.follower.caught_up(within)
+            await self.follower.caught_up()
 
     def follow(self, steps_only: bool = False) -> None:
         """Another process changed this table: catch up soon (see :mod:`follow`)."""

@@ -33,11 +33,6 @@ from maumau.server.table import invite_of
 
 router = APIRouter()
 
-#: with several processes on one database, a table's info is read again from it at most
-#: this often (seconds): a stream of requests costs the store a few reads a second, and
-#: other processes' changes reach this one's table through their notices at once anyway
-INFO_SECONDS = 0.25
-
 Auth = Annotated[str | None, Header(description="Bearer <seat token>")]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -96,7 +91,7 @@ async def create_game(body: CreateGame, request: Request) -> SeatGranted:
 
 @router.get("/api/games/{game_id}", response_model=GameInfo, responses=ERRORS, tags=["tables"])
 async def game_info(game_id: str, request: Request) -> GameInfo:
-    referee = await hub_of(request).current(game_id, INFO_SECONDS)
+    referee = await hub_of(request).current(game_id)
     return referee.table.info(referee.connected())
 
 
