@@ -16,11 +16,9 @@ long gone take no memory).
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 from maumau.server.connection import Connection
 from maumau.server.errors import ServerError
-from maumau.server.limits import TokenBucket
+from maumau.server.limits import Buckets, TokenBucket
 
 #: a player's (one seat's, all its sockets together) lines: a second, and bursts of
 LINES_PER_SECOND = 0.5
@@ -42,32 +40,11 @@ SPECTATORS_REACTION_BURST = 5.0
 KEPT = 256
 
 
-class Shares:
-    """A token bucket per person (a key), kept in the order of last use."""
+class Shares(Buckets):
+    """A token bucket per person (a key), at most :data:`KEPT` of them."""
 
     def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
-
-    def allow(self, key: str) -> bool:
-        bucket = self.buckets.get(key)
-        if bucket is None:
-            self._forget()
-            bucket = self.buckets[key] = TokenBucket(self.rate, self.burst)
-        else:
-            self.buckets.move_to_end(key)
-        return bucket.allow()
-
-    def _forget(self) -> None:
-        """Drop the least recently used buckets that have filled up again, and any
-        beyond :data:`KEPT` - 1 (a new one follows)."""
-        buckets = self.buckets
-        while buckets:
-            oldest = next(iter(buckets.values()))
-            refilled = oldest.tokens + (oldest.clock() - oldest.stamp) * oldest.rate
-            if len(buckets) < KEPT and refilled < oldest.burst:
-                return
-            buckets.popitem(last=False)
+        super().__init__(rate, burst, size=KEPT)
 
 
 class ChatBudget:

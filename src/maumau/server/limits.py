@@ -62,28 +62,30 @@ class TokenBucket:
         return False
 
 
-class AddressLimiter:
-    """A token bucket per client address (for creating tables), keyed by
-    :func:`address_key`.
+class Buckets:
+    """A token bucket per key (``rate`` a second, bursts of ``burst``).
 
     The buckets are kept in the order of their last use.  A bucket unused for as long
     as it takes to fill up again is the same as a new one, and is forgotten; and at most
-    ``size`` are kept (the longest unused goes first), so that a stream of new
-    addresses cannot grow the memory without bound.  Each request costs O(1)."""
+    ``size`` are kept (the longest unused goes first), so that a stream of new keys
+    cannot grow the memory without bound.  Each request costs O(1)."""
 
     def __init__(
-        self, per_minute: float, clock: Callable[[], float] = time.monotonic, size: int = 10_000
+        self,
+        rate: float,
+        burst: float,
+        clock: Callable[[], float] = time.monotonic,
+        size: int = 10_000,
     ) -> None:
-        self.rate = per_minute / 60.0
-        self.burst = max(1.0, per_minute)
+        self.rate = rate
+        self.burst = burst
         self.clock = clock
         self.size = size
         #: how long an unused bucket takes to fill up
         self.refill = self.burst / self.rate
         self.buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def allow(self, address: str) -> bool:
-        key = address_key(address)
+    def allow(self, key: str) -> bool:
         buckets = self.buckets
         bucket = buckets.get(key)
         if bucket is None:
@@ -102,6 +104,19 @@ class AddressLimiter:
             if len(buckets) < self.size and now - oldest.stamp < self.refill:
                 return
             buckets.popitem(last=False)
+
+
+class AddressLimiter(Buckets):
+    """:class:`Buckets` per client address, ``per_minute`` a minute in bursts of as
+    many, keyed by :func:`address_key` (for creating tables, replays, QR codes...)."""
+
+    def __init__(
+        self, per_minute: float, clock: Callable[[], float] = time.monotonic, size: int = 10_000
+    ) -> None:
+        super().__init__(per_minute / 60.0, max(1.0, per_minute), clock, size)
+
+    def allow(self, address: str) -> bool:
+        return super().allow(address_key(address))
 
 
 class Quota:
