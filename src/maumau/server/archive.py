@@ -26,7 +26,7 @@ from starlette.responses import Response
 from maumau.server.errors import ServerError
 from maumau.server.limits import AddressLimiter
 from maumau.server.replays import documents_of
-from maumau.server.table import Table
+from maumau.server.table import Table, plausible_id
 from maumau.server.workers import Workers
 from maumau.store import Store, StoreError
 
@@ -100,7 +100,7 @@ class Archive:
         table = await self.live(game_id)
         if table is not None:
             return Source(table.status, table.options, [s.name for s in table.seats], table)
-        if not (0 < len(game_id) <= 32 and all(c.isalnum() or c in "-_" for c in game_id)):
+        if not plausible_id(game_id):
             raise ServerError("unknown_game", f"there is no table {game_id!r}")
         try:
             row = await self.store.game(game_id)

@@ -22,7 +22,7 @@ from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.metrics import Counts
 from maumau.server.notices import Notices
 from maumau.server.referee import Referee
-from maumau.server.table import Table
+from maumau.server.table import Table, plausible_id
 from maumau.server.tasks import quiet
 from maumau.store import GameRow, Store, StoreError
 
@@ -82,7 +82,7 @@ class Hub:
             if referee is not None:
                 return referee
             try:
-                loaded = await self.store.load(game_id) if _plausible(game_id) else None
+                loaded = await self.store.load(game_id) if plausible_id(game_id) else None
             except StoreError as exc:
                 raise store_unavailable(f"table {game_id!r} cannot be loaded", exc) from None
             if loaded is None:
@@ -321,7 +321,3 @@ class Hub:
     @property
     def connections(self) -> int:
         return sum(len(r.connections) for r in self.referees.values())
-
-
-def _plausible(game_id: str) -> bool:
-    return 0 < len(game_id) <= 32 and all(c.isalnum() or c in "-_" for c in game_id)

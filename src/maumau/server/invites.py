@@ -29,14 +29,13 @@ from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
 from maumau.server.replays import qr_svg
+from maumau.server.table import MAX_ID, plausible_id
 from maumau.store import StoreError
 
 #: QR codes kept (a few kilobytes each)
 CACHE_SIZE = 256
 #: links whose QR codes may wait to be made at once; beyond, ``rate_limited``
 QUEUE = 8
-#: the longest table id (:func:`maumau.server.hub._plausible`)
-MAX_ID = 32
 #: the longest link: ``https://``, the longest ``Host``, ``/g/`` and the longest id
 MAX_LINK = len("https://") + MAX_HOST + len("/g/") + MAX_ID
 
@@ -113,7 +112,7 @@ async def check_exists(hub: Hub, game_id: str) -> None:
     store (its row and seats are read, never its steps; nothing is loaded)."""
     if game_id in hub.referees:
         return
-    if not (0 < len(game_id) <= MAX_ID and all(c.isalnum() or c in "-_" for c in game_id)):
+    if not plausible_id(game_id):
         raise ServerError("unknown_game", f"there is no table {game_id[:MAX_ID]!r}")
     try:
         row = await hub.store.game(game_id)

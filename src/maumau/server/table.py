@@ -55,6 +55,16 @@ def invite_of(game_id: str) -> str:
     return f"/g/{game_id}"
 
 
+#: the longest table id a request may name (ours are 16 characters)
+MAX_ID = 32
+
+
+def plausible_id(game_id: str) -> bool:
+    """Whether ``game_id`` could be a table's id (1 to :data:`MAX_ID` URL-safe
+    characters): anything else is unknown without asking the store."""
+    return 0 < len(game_id) <= MAX_ID and all(c.isalnum() or c in "-_" for c in game_id)
+
+
 def read_action(seat: int, data: dict[str, Any], rules: Rules) -> Action:
     """A client's action object (a record action without the seat) for ``seat``.
     ``{"draw": null}`` draws whatever the rules make the seat draw."""
