@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import SIZES, Table, make_table, shoot_sizes, watch
 from websockets.sync.client import connect
+
+#: the sizes the house rules ask a changed screen to be looked at in
+EVERY_SIZE: list[ViewportSize] = [
+    {"width": w, "height": h}
+    for w, h in ((360, 640), (390, 844), (640, 360), (768, 1024), (1280, 800))
+]
 
 QUIET = {"grace_seconds": None}
 
@@ -264,10 +270,21 @@ def test_the_host_turns_spectators_reactions_off(
     expect(anna.locator("#chat-sheet #chat-spectator-reactions")).not_to_be_checked()
     anna.screenshot(path=str(artifacts / "chat-spectator-reactions-host-360x640.png"))
     watcher.click("#chat-sheet .close")
+    anna.set_viewport_size(SIZES[0])
     watcher.set_viewport_size(SIZES[2])
     chat_tab(watcher)
     expect(watcher.locator(".side #react-note")).to_be_visible()
     watcher.screenshot(path=str(artifacts / "chat-spectator-reactions-off-1280x800.png"))
+    for size in EVERY_SIZE:  # (the host's switches and the spectator's note, to look at)
+        for page, who in ((anna, "host"), (watcher, "off")):
+            page.set_viewport_size(size)
+            page.wait_for_timeout(200)
+            name = f"chat-spectator-reactions-{who}-all-{size['width']}x{size['height']}.png"
+            page.screenshot(path=str(artifacts / name))
+        # every switch of the host's sheet on screen, a phone held sideways too
+        box = anna.locator("#chat-sheet #chat-spectator-reactions").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= size["height"], (size, box)
+    watcher.set_viewport_size(SIZES[2])
 
     # not only hidden: the server refuses a raw spectator's reaction with a code
     socket = trio.base.replace("http", "ws", 1) + f"/ws/{trio.game_id}"
