@@ -87,6 +87,20 @@ def test_a_bucket_in_use_is_not_forgotten_while_the_limiter_has_room() -> None:
     assert len(limiter.buckets) == 51
 
 
+def test_a_take_given_back_is_as_if_it_was_never_taken() -> None:
+    clock = Clock()
+    limiter = AddressLimiter(per_minute=2, clock=clock)
+    assert limiter.allow("::ffff:192.0.2.7") and limiter.allow("192.0.2.7")
+    limiter.give_back("192.0.2.7")  # (the same client: keyed alike)
+    assert limiter.allow("192.0.2.7")
+    assert not limiter.allow("192.0.2.7")
+    limiter.give_back("192.0.2.8")  # a client with no bucket: nothing to give back
+    assert "192.0.2.8" not in limiter.buckets
+    for _ in range(5):
+        limiter.give_back("192.0.2.7")
+    assert limiter.buckets["192.0.2.7"].tokens == 2  # (never past the burst)
+
+
 def test_quota() -> None:
     quota = Quota(2)
     assert quota.take("a") and quota.take("a") and not quota.take("a")

@@ -24,6 +24,7 @@ import pytest
 from maumau.server import seating
 from maumau.server.config import ServerConfig
 from maumau.server.hub import Hub
+from maumau.server.limits import AddressLimiter
 from maumau.server.protocol import CreateGame
 from maumau.server.referee import Referee
 from maumau.server.sockets import receive
@@ -82,8 +83,9 @@ async def new_table(hub: Hub, **settings: Any) -> tuple[str, str]:
     return granted.game_id, granted.token
 
 
-async def hello(hub: Hub, game_id: str, token: str | None) -> Client:
+async def hello(hub: Hub, game_id: str, token: str | None, address: str = "") -> Client:
     client = Client(token)
+    client.conn.address = address
     referee = await hub.referee(game_id)
     text = json.dumps({"type": "hello", "token": token})
     await receive(client.conn, referee, hub, hub.config, text)
@@ -155,7 +157,9 @@ async def test_made_up_hellos_and_info_requests_cost_the_table_no_reload(
         assert [s.name for s in info.seats] == ["Ana", "Ben"]  # claimed at a, shown at b
 
         costs = count_costs(hubs.b, referee)
-        strangers = [hello(hubs.b, game_id, secrets.token_urlsafe(32)) for _ in range(32)]
+        strangers = [
+            hello(hubs.b, game_id, secrets.token_urlsafe(32), f"192.0.2.{i}") for i in range(32)
+        ]
         lookers = [hubs.b.current(game_id) for _ in range(32)]
         results = await asyncio.gather(*strangers, *lookers)
         for client in results[:32]:
@@ -252,3 +256,65 @@ async def test_a_process_that_is_behind_does_not_close_a_table_played_elsewhere(
         hubs.later(IDLE + 1)  # b has caught up, and nothing happens any more
         await hubs.b.sweep()
         assert await stored_status(hubs.b, game_id) == "closed"
+
+
+async def test_an_address_that_keeps_making_up_tokens_stops_costing_store_reads(
+    tmp_path: Path, pg_db_url: str
+) -> None:
+    """Each made-up token costs one indexed read at a process that does not know it;
+    an address gets ``token_lookups_per_minute`` of those (a token the store knows
+    costs it none), then its unknown tokens are refused with ``rate_limited`` unread
+    (never ``bad_token``, which makes a client forget a token that may be good)."""
+    async with two_hubs(tmp_path, pg_db_url, b_listens=False) as hubs:
+        game_id, _ = await new_table(hubs.a)
+        referee = await hubs.b.referee(game_id)
+        costs = count_costs(hubs.b, referee)
+        lookups: list[str] = []
+        knows = hubs.b.store.knows_token
+
+        async def counted(game: str, key: str) -> bool:
+            lookups.append(key)
+            return await knows(game, key)
+
+        hubs.b.store.knows_token = counted  # type: ignore[method-assign]
+        budget = int(hubs.b.config.token_lookups_per_minute)
+        hubs.b.token_lookups = AddressLimiter(budget, clock=lambda: 0.0)  # (time stands)
+        replies = []
+        for _ in range(budget + 20):
+            client = await hello(hubs.b, game_id, secrets.token_urlsafe(32))
+            replies.append(first(client, "welcome")["code"])
+        assert len(lookups) == budget, (len(lookups), budget)
+        assert replies == ["bad_token"] * budget + ["rate_limited"] * 20
+        assert costs.reloads == 0
+
+        # a real token seated elsewhere still gets in at b, from another address: the
+        # budget is the address's; and a known token gives its look back
+        ben = await seating.claim_seat(hubs.a, game_id, "Ben", None)
+        client = await hello(hubs.b, game_id, ben.token, "192.0.2.7")
+        assert first(client, "welcome")["seat"] == 1
+        assert hubs.b.token_lookups.buckets["192.0.2.7"].tokens == budget  # (given back)
+        assert lookups[-1] == seating.token_hash(ben.token)
+
+
+async def test_an_address_past_its_fresh_reads_is_answered_from_memory(
+    tmp_path: Path, pg_db_url: str
+) -> None:
+    """Table info must show what other processes committed (each request catches up
+    with the store), but one address gets ``fresh_reads_per_minute`` catch-ups; past
+    them it is answered with the table as this process knows it (kept current by the
+    change notices), which costs the store nothing."""
+    async with two_hubs(tmp_path, pg_db_url, b_listens=False) as hubs:
+        game_id, _ = await new_table(hubs.a)
+        referee = await hubs.b.referee(game_id)
+        costs = count_costs(hubs.b, referee)
+        budget = int(hubs.b.config.fresh_reads_per_minute)
+        hubs.b.fresh_reads = AddressLimiter(budget, clock=lambda: 0.0)  # (time stands)
+        for _ in range(budget):
+            await hubs.b.current(game_id, "192.0.2.1")
+        rows = costs.rows
+        assert rows >= budget  # (each caught up: its own read of the table's row)
+        await seating.claim_seat(hubs.a, game_id, "Ben", None)
+        stale = (await hubs.b.current(game_id, "192.0.2.1")).table.info(set())
+        assert costs.rows == rows and [s.name for s in stale.seats] == ["Ana"]
+        fresh = (await hubs.b.current(game_id, "192.0.2.2")).table.info(set())
+        assert [s.name for s in fresh.seats] == ["Ana", "Ben"]

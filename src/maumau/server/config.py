@@ -79,6 +79,14 @@ class ServerConfig:
     #: QR codes of invite links not made yet that one client address may ask for per
     #: minute (:mod:`maumau.server.invites`; a code made once is kept and free)
     qr_codes_per_minute: float = 30.0
+    #: where other processes share the database: looks into the store for a ``hello``
+    #: token this process does not know, that one client address may cost per minute
+    #: (a token found gives its look back; past them, ``rate_limited``)
+    token_lookups_per_minute: float = 30.0
+    #: where other processes share the database: table-info requests of one client
+    #: address per minute that first catch up with the store; past them, the answer is
+    #: the table as this process knows it (kept current by change notices)
+    fresh_reads_per_minute: float = 120.0
     #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
     #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
     #: connections are not capped per address (the proxy's own limits are)

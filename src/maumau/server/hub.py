@@ -19,6 +19,7 @@ from maumau.server.archive import Archive
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ServerError, store_unavailable
+from maumau.server.limits import AddressLimiter
 from maumau.server.metrics import Counts
 from maumau.server.notices import Notices
 from maumau.server.referee import Referee
@@ -66,6 +67,11 @@ class Hub:
         #: documents (maumau.server.archive)
         self.budget = Budget(config, self.referees)
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
+        #: what one client address may make the store read where other processes
+        #: share it: looks for tokens this process does not know (``hello``), and
+        #: catch-ups before table info (see :meth:`current`)
+        self.token_lookups = AddressLimiter(config.token_lookups_per_minute)
+        self.fresh_reads = AddressLimiter(config.fresh_reads_per_minute)
         #: what ``maumau admin`` asks of this server (maumau.server.notices)
         self.notices = Notices(self)
         #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
@@ -99,14 +105,16 @@ class Hub:
                 ).add_done_callback(quiet)
             return referee
 
-    async def current(self, game_id: str) -> Referee:
+    async def current(self, game_id: str, address: str | None = None) -> Referee:
         """:meth:`referee`, caught up with other processes' changes when the database is
         shared (for answers that must show the latest: table info, the record).  The
         reads are shared by the requests that come meanwhile and made outside the
         table's lock (:meth:`Referee.caught_up`): asking costs the table's moves
-        nothing."""
+        nothing.  A client ``address`` past its :attr:`fresh_reads` gets the table as
+        this process knows it (current but for notices still on their way)."""
         referee = await self.referee(game_id)
-        await referee.caught_up()
+        if address is None or not self.store.shared or self.fresh_reads.allow(address):
+            await referee.caught_up()
         return referee
 
     async def live_table(self, game_id: str) -> Table | None:

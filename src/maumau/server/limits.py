@@ -95,6 +95,13 @@ class Buckets:
             buckets.move_to_end(key)
         return bucket.allow()
 
+    def give_back(self, key: str) -> None:
+        """Undo one :meth:`allow` of ``key`` that was let through (what it was for
+        turned out to cost nothing); a bucket forgotten meanwhile is full anyway."""
+        bucket = self.buckets.get(key)
+        if bucket is not None:
+            bucket.tokens = min(self.burst, bucket.tokens + 1)
+
     def _forget(self, now: float) -> None:
         """Drop the buckets that have filled up again, and the longest unused ones
         beyond ``size - 1``, from the least recently used end (a new one follows)."""
@@ -117,6 +124,9 @@ class AddressLimiter(Buckets):
 
     def allow(self, address: str) -> bool:
         return super().allow(address_key(address))
+
+    def give_back(self, address: str) -> None:
+        super().give_back(address_key(address))
 
 
 class Quota:

@@ -91,7 +91,7 @@ async def create_game(body: CreateGame, request: Request) -> SeatGranted:
 
 @router.get("/api/games/{game_id}", response_model=GameInfo, responses=ERRORS, tags=["tables"])
 async def game_info(game_id: str, request: Request) -> GameInfo:
-    referee = await hub_of(request).current(game_id)
+    referee = await hub_of(request).current(game_id, client_host(request))
     return referee.table.info(referee.connected())
 
 

@@ -16,6 +16,7 @@ from maumau.engine import BadOption, Rules
 from maumau.engine.replay import options_of
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
+from maumau.server.limits import AddressLimiter
 from maumau.server.names import display_name, distinct_name
 from maumau.server.protocol import (
     BOT_LEVELS,
@@ -109,21 +110,31 @@ def seat_of(referee: Referee, token: str | None) -> int:
     return seat
 
 
-async def look_for(referee: Referee, token: str) -> None:
+async def look_for(referee: Referee, token: str, lookups: AddressLimiter, address: str) -> None:
     """Before a connection's ``hello`` (outside the table's lock): when other server
     processes share the database, a token this process does not know may have just
     claimed its seat (or had it removed) through another one.  The store is asked
     about that token alone (one indexed read), and only a token it knows at this
-    table makes this one catch up: a made-up token costs the table nothing."""
+    table makes this one catch up: a made-up token costs the table nothing.  Each
+    look is taken from the client ``address``'s ``lookups`` (a token found gives it
+    back); past them the hello is refused with ``rate_limited``, unread (not
+    ``bad_token``: the token may be good, and a client forgets a bad one)."""
     key = token_hash(token)
     table = referee.table
     if table.seat_of(key) is not None or key in table.removed or not referee.store.shared:
         return
+    if not lookups.allow(address):
+        raise ServerError(
+            "rate_limited",
+            "too many tokens this table does not know from this address: try again in a minute",
+        )
     try:
         known = await referee.store.knows_token(table.id, key)
     except StoreError as exc:
+        lookups.give_back(address)
         raise store_unavailable(f"table {table.id}: the token cannot be looked up", exc) from None
     if known:
+        lookups.give_back(address)
         await referee.caught_up()
 
 

@@ -49,8 +49,9 @@ CLIENT = TypeAdapter(ClientMessage)
 #: why a connection that goes on sending past its limit is closed: its refusals (each
 #: answered, each a cost) outran their own budget (:attr:`Connection.refusals`)
 FLOODED = "too many messages past the limit: the connection is closed"
-#: ``hello`` messages with a token that holds no seat here a connection may send; the
-#: next one closes it (each may cost a look into the store)
+#: ``hello`` messages with a token that holds no seat here (or refused for its
+#: address's looks into the store) a connection may send; the next one closes it
+#: (each may cost a look into the store)
 BAD_HELLOS = 3
 #: a socket refused because its address opened too many this minute is held this long
 #: first (its place counted against the address's cap), so that a client that comes
@@ -193,7 +194,7 @@ async def receive(
                 return
             token = message.token
             if token is not None:
-                await seating.look_for(referee, token)
+                await seating.look_for(referee, token, hub.token_lookups, conn.address)
             # the token's seat is found and joined under the lock that every change of
             # the seats holds, so the position is the token's own when it is used
             async with referee.table.lock:
@@ -220,7 +221,7 @@ async def receive(
             conn.send(Pong())
     except ServerError as exc:
         hub.metrics.refused(exc.code)
-        if hello and exc.code in ("bad_token", "seat_removed"):
+        if hello and exc.code in ("bad_token", "seat_removed", "rate_limited"):
             conn.bad_hellos += 1
             if conn.bad_hellos > BAD_HELLOS:
                 said = f"{BAD_HELLOS} hellos with a token that holds no seat here: closed"
