@@ -4,7 +4,7 @@ A real uvicorn server with ``maumau serve``'s protocols runs in a thread; with t
 collector off, WebSocket and HTTP connections are opened and closed, and afterwards no
 protocol object of theirs may be left in memory: what is left could only be freed by a
 collection, and a server that makes garbage cycles at every connection pays for them in
-long pauses of its full collections (``docs/performance-history.md``, "The seventh
+long pauses of its full collections (``docs/history/performance-history.md``, "The seventh
 round").
 """
 

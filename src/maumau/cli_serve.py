@@ -299,7 +299,7 @@ def tune_gc() -> None:
     Each move makes and drops thousands of small objects.  With Python's default
     thresholds the collector runs hundreds of times a second and every few seconds walks
     all of the games' objects: under load that was 15 to 20% of the server's CPU and
-    pauses of up to a few hundred milliseconds (``docs/performance-history.md``, "The
+    pauses of up to a few hundred milliseconds (``docs/history/performance-history.md``, "The
     first round" and "The third round").  The objects made while starting are frozen out
     of collections, and the youngest generation is collected after 25,000 allocations;
     cycles are still collected.  A young collection

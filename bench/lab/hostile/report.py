@@ -81,7 +81,7 @@ def report(result: dict[str, Any]) -> None:
             "uvicorn (its websockets-sansio protocol) logs every text frame that is not UTF-8 "
             "as an ERROR with a traceback, although the client is at fault; it closes the "
             "connection with 1007 as it should.  `maumau serve` can quiet it with a logging "
-            "filter on the 'uvicorn.error' logger (see docs/performance-history.md, "
+            "filter on the 'uvicorn.error' logger (see docs/history/performance-history.md, "
             "'The first run, and what it found')."
         )
     if result["failures"]:

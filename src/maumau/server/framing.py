@@ -10,7 +10,7 @@ a loaded server, a fifth of the server's time per move.  ISA-L's fastest level
 (:mod:`isal`) uses fixed codes, and compresses a ``state`` in about a quarter of that
 time to about 190 bytes on the wire instead of 50 (it is 650 uncompressed), with a
 smaller context per connection.  And a frame is written in one step instead of through
-websockets' frame objects.  The figures: ``docs/performance-history.md``, "The sixth
+websockets' frame objects.  The figures: ``docs/history/performance-history.md``, "The sixth
 round".
 
 Everything else — the handshake and its negotiation, reading and decompressing what

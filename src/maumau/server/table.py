@@ -95,7 +95,7 @@ def pack_step(step: StepRow) -> str:
     A live table holds every step of its game (hundreds), and the server holds hundreds
     of tables.  As text they are not objects the cycle collector has to walk: kept as
     rows, they were a quarter of what each of its collections walked and made them come
-    more often (``docs/performance-history.md``, "The third round").  The data reads
+    more often (``docs/history/performance-history.md``, "The third round").  The data reads
     back as it would from the store, which also keeps it as JSON; the store's timestamp
     is not kept.  (Text, not orjson's bytes: each of those keeps the allocation it was
     written into, about 4 KiB, where the text copy is its own size.)"""
