@@ -27,9 +27,9 @@ from maumau.server.protocol import CLIENT_MESSAGES, TableSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "docs" / "protocol.md"
-#: the documents an operator or a client reads for settings, limits and codes (and the
-#: history in docs/history: a setting it names must still exist)
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+#: the documents an operator or a client reads for settings, limits and codes (not
+#: docs/history: a record of the past may name a setting that is gone since)
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 #: ServerConfig fields that are no limit a client meets (where things are, which
 #: origins, how the process is run); every other field must be in the limits table
 NOT_LIMITS = {
