@@ -187,7 +187,6 @@ def test_the_finder_names_a_circle() -> None:
 #: added): the test fails on any other circle, and on one of these once it is gone
 NOT_YET_UNTANGLED = [
     ["maumau.loadtest.context", "maumau.loadtest.seat", "maumau.loadtest.slot"],
-    ["maumau.server.hub", "maumau.server.notices"],
     ["maumau.store.chat_buffer", "maumau.store.store"],
 ]
 
