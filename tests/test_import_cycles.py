@@ -186,7 +186,6 @@ def test_the_finder_names_a_circle() -> None:
 #: the circles still to untangle (each commit that breaks one takes it off; none is
 #: added): the test fails on any other circle, and on one of these once it is gone
 NOT_YET_UNTANGLED = [
-    ["maumau.loadtest.context", "maumau.loadtest.seat", "maumau.loadtest.slot"],
     ["maumau.store.chat_buffer", "maumau.store.store"],
 ]
 
