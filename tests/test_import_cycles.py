@@ -183,18 +183,9 @@ def test_the_finder_names_a_circle() -> None:
     assert _describe(["a", "b", "c"], graph) == "{a, b, c}: a -> b; b -> c; c -> a"
 
 
-#: the circles still to untangle (each commit that breaks one takes it off; none is
-#: added): the test fails on any other circle, and on one of these once it is gone
-NOT_YET_UNTANGLED = [
-    ["maumau.store.chat_buffer", "maumau.store.store"],
-]
-
-
 def test_src_has_no_import_circles() -> None:
     graph = import_graph()
-    found = [component for component in circles(graph) if component not in NOT_YET_UNTANGLED]
+    found = circles(graph)
     assert not found, "import circles in src/maumau:\n" + "\n".join(
         _describe(component, graph) for component in found
     )
-    gone = [component for component in NOT_YET_UNTANGLED if component not in circles(graph)]
-    assert not gone, f"untangled, take them off NOT_YET_UNTANGLED: {gone}"
