@@ -14,7 +14,7 @@ from rich.table import Table
 
 from maumau.bots import LEVELS
 from maumau.bots.tournament import Standing, run_tournament, standings_json
-from maumau.cli_options import rules_from_args
+from maumau.cli.options import rules_from_args
 from maumau.engine import EngineError
 from maumau.engine.options import PRESETS
 
