@@ -31,7 +31,7 @@ from lab.baselines.campaign import Outcome, run_campaign, tables_of
 from lab.baselines.report import write_section
 from lab.baselines.store import header, read, whole_blocks, write_line, write_outcomes
 from lab.paths import ROOT
-from maumau.cli_types import count, whole
+from maumau.cli.types import count, whole
 from maumau.engine import EngineError, Rules
 
 DEFAULT_KINDS = "random,easy,normal,hard"

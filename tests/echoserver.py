@@ -13,7 +13,7 @@ import pytest
 import uvicorn
 
 from lab.ports import free_port
-from maumau.cli_serve import uvicorn_config
+from maumau.cli.serve import uvicorn_config
 
 
 async def echo(

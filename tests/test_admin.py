@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import text
 from websockets.sync.client import ClientConnection, connect
 
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.store import Store, database_url, sqlite_url
 from maumau.store.connect import make_engine
 from maumau.store.urls import sqlite_file
@@ -389,7 +389,7 @@ def test_a_wrong_database_is_named_and_nothing_is_created(
     status, _, err = run(capsys, "admin", "tables", "--database-url", pg_url)
     assert status == 2 and "no games table" in err, err
     assert os.environ.get("PGPASSWORD") is None or "PGPASSWORD" not in err
-    # the database may come from the environment, as serve's does (maumau.cli_env)
+    # the database may come from the environment, as serve's does (maumau.cli.env)
     monkeypatch.setenv("MAUMAU_DATA_DIR", str(tmp_path / "elsewhere"))
     status, _, err = run(capsys, "admin", "tables")
     assert status == 2 and str(tmp_path / "elsewhere" / "maumau.sqlite3") in err, err

@@ -16,7 +16,7 @@ from maumau.bots import LEVELS, Bot, HardBot, make_bot
 from maumau.bots import hard as hard_module
 from maumau.bots.match import play_match
 from maumau.bots.tournament import labels_for, run_tournament, wilson
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.engine import Action, Card, Game, Rules, SeatView
 from maumau.engine.record import parse_record
 from maumau.engine.replay import record_of, replay_report

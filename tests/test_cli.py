@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from maumau import __version__
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.engine import Rules
 
 RECORDS = Path(__file__).parent / "records"

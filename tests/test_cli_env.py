@@ -1,4 +1,4 @@
-"""Operators' commands take their options from MAUMAU_* variables too (maumau.cli_env)."""
+"""Operators' commands take their options from MAUMAU_* variables too (maumau.cli.env)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 
 import pytest
 
-from maumau.cli import build_parser, main
-from maumau.cli_env import apply_to_commands, variable
+from maumau.cli.env import apply_to_commands, variable
+from maumau.cli.main import build_parser, main
 
 
 def parsed(argv: list[str], environ: dict[str, str]) -> argparse.Namespace:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.engine import parse_record, replay
 
 pexpect = pytest.importorskip("pexpect")

@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 from maumau.bots import EasyBot
-from maumau.cli_play import Session
-from maumau.cli_play_input import MAX_INPUT, NotAMove, notation, read_move
+from maumau.cli.play import Session
+from maumau.cli.play_input import MAX_INPUT, NotAMove, notation, read_move
 from maumau.engine import Catch, Draw, Game, Pass, parse_action
 from maumau.engine.replay import record_of
 

@@ -16,9 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from maumau.cli import build_parser
-from maumau.cli_env import apply_to_commands
-from maumau.cli_serve_options import proxy_settings
+from maumau.cli.env import apply_to_commands
+from maumau.cli.main import build_parser
+from maumau.cli.serve_options import proxy_settings
 from maumau.server.app import create_app
 from maumau.server.clients import PEER, Proxies, networks, public_url
 from maumau.server.config import ServerConfig
@@ -155,7 +155,7 @@ def test_a_bad_public_url_says_what_is_wrong(bad: str, says: str) -> None:
 
 def _serve_args(*argv: str) -> argparse.Namespace:
     """``maumau serve`` parsed as the command line parses it, the environment's
-    ``MAUMAU_*`` variables included (maumau.cli_env)."""
+    ``MAUMAU_*`` variables included (maumau.cli.env)."""
     parser = build_parser()
     apply_to_commands(parser)
     return parser.parse_args(["serve", *argv])

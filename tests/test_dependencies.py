@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.server import dependencies
 from maumau.server.dependencies import SUPPORTED, UnsupportedVersion, check, requirement
 

@@ -227,7 +227,7 @@ def test_the_proxy_gives_up_idle_connections_before_the_game_server_closes_them(
     gets an error: nginx and Caddy both answer a POST sent on it with 502 (neither sends
     a POST again to another process).  Each recipe's idle timeout towards the game
     server is shorter."""
-    from maumau.cli_serve import uvicorn_config
+    from maumau.cli.serve import uvicorn_config
 
     text = (DEPLOY / recipe).read_text()
     if recipe.startswith("nginx"):  # the one inside `upstream { }`, not the clients'

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from maumau.cli import build_parser
-from maumau.cli_env import OPERATOR_COMMANDS, PREFIX, RESERVED, variable
+from maumau.cli.env import OPERATOR_COMMANDS, PREFIX, RESERVED, variable
+from maumau.cli.main import build_parser
 from maumau.server.config import ServerConfig
 from maumau.server.errors import ERROR_CODES
 from maumau.server.protocol import CLIENT_MESSAGES, TableSettings

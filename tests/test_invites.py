@@ -166,8 +166,8 @@ def test_a_table_not_in_memory_is_not_loaded(tmp_path: Path) -> None:
 
 
 def test_maumau_serve_sets_the_limit() -> None:
-    from maumau.cli import build_parser
-    from maumau.cli_serve_options import budget_settings
+    from maumau.cli.main import build_parser
+    from maumau.cli.serve_options import budget_settings
 
     args = build_parser().parse_args(["serve", "--qr-codes-per-minute", "5"])
     assert budget_settings(args)["qr_codes_per_minute"] == 5.0

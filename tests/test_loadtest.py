@@ -25,7 +25,7 @@ from websockets.protocol import OPEN, SERVER, Protocol
 from websockets.server import ServerProtocol
 
 from lab.ports import free_port
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.loadtest import LoadOptions, run_load
 from maumau.loadtest.choice import ActionIds, choose_action, think_mean, think_time
 from maumau.loadtest.options import Endpoint

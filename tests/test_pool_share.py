@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from prometheus_client import generate_latest
 
-from maumau.cli import build_parser
-from maumau.cli_serve_options import budget_settings
+from maumau.cli.main import build_parser
+from maumau.cli.serve_options import budget_settings
 from maumau.engine import Action, SeatView
 from maumau.server.config import ServerConfig
 from maumau.server.pool_share import BURST_SECONDS, Meter, Turns

@@ -158,7 +158,7 @@ def test_the_table_socket_is_documented_and_served() -> None:
 def test_every_deadline_stated_is_the_code_default() -> None:
     """ "N seconds (`x_seconds`...)": N is ServerConfig's default and maumau serve's (the
     hello deadline was 10 s in the code while a document said 5 s)."""
-    from maumau.cli import build_parser
+    from maumau.cli.main import build_parser
 
     serve = next(
         sub

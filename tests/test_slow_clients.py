@@ -28,7 +28,7 @@ import uvicorn
 from websockets.sync.client import ClientConnection, connect
 
 from lab.ports import free_port
-from maumau.cli_serve import uvicorn_config
+from maumau.cli.serve import uvicorn_config
 from maumau.server.config import ServerConfig
 
 #: how long a test waits for what must come (it fails, not hangs, without it)

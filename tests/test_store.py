@@ -113,8 +113,6 @@ async def test_unknown_game_reads_as_none_and_changes_raise(store: Store) -> Non
     with pytest.raises(UnknownGame):
         await store.set_status("nope", "closed", now=1.0)
     with pytest.raises(UnknownGame):
-        await store.touch("nope", now=1.0)
-    with pytest.raises(UnknownGame):
         await store.set_rematch("nope", "r1")
     with pytest.raises(UnknownGame):
         await store.replace_seats("nope", SEATS, host=0)
@@ -297,27 +295,24 @@ async def test_replace_seats_with_expected_seats_is_compare_and_set(store: Store
         await store.replace_seats("nope", SEATS, host=0, expected=())
 
 
-async def test_status_touch_ids_and_idle_games(store: Store) -> None:
+async def test_status_activity_and_ids(store: Store) -> None:
     for n, created in enumerate([300.0, 100.0, 200.0, 400.0]):
         await store.create_game(game_row(f"g{n}", created_at=created, last_active_at=created))
     await store.set_status("g3", "playing", now=450.0)
     await store.set_status("g2", "finished", now=250.0)
-    await store.touch("g0", now=500.0)
 
     g3 = await store.game("g3")
     assert g3 is not None and (g3.status, g3.last_active_at) == ("playing", 450.0)
     g0 = await store.game("g0")
-    assert g0 is not None and (g0.status, g0.last_active_at) == ("lobby", 500.0)
+    assert g0 is not None and (g0.status, g0.last_active_at) == ("lobby", 300.0)
 
     assert await store.game_ids(["lobby"]) == ["g1", "g0"]  # oldest first
     assert await store.game_ids(["lobby", "playing", "finished"]) == ["g1", "g2", "g0", "g3"]
     assert await store.game_ids(["closed"]) == []
     assert await store.game_ids([]) == []
-    assert await store.idle_games(before=460.0) == ["g1", "g3"]
-    assert await store.idle_games(before=450.0) == ["g1"]  # strictly before
-    assert await store.idle_games(before=1000.0, statuses=["finished"]) == ["g2"]
     await store.append("g1", [step(0, "deal")], now=470.0)  # an append is activity too
-    assert await store.idle_games(before=460.0) == ["g3"]
+    g1 = await store.game("g1")
+    assert g1 is not None and g1.last_active_at == 470.0
 
 
 async def test_an_idle_game_is_closed_only_as_the_closer_has_it(store: Store) -> None:

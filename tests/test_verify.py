@@ -12,7 +12,7 @@ import pytest
 
 from maumau.bots import make_bot
 from maumau.bots.match import play_match
-from maumau.cli import main
+from maumau.cli.main import main
 from maumau.engine import Layout, Rules, record_of
 from maumau.engine.round import Round
 from maumau.engine.table import table_for

@@ -2,6 +2,6 @@
 
 import sys
 
-from maumau.cli import main
+from maumau.cli.main import main
 
 sys.exit(main())

@@ -19,7 +19,6 @@ from lab.engine.runs import Budget, Report, public_api_run
 from lab.engine.sections import measure_copy, measure_playout, measure_public_api
 
 PRESETS = ("standard", "penalty-100")
-PLAYERS = (2, 4)
 
 
 def profile_public_api(budget: Budget, top: int) -> None:

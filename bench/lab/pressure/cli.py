@@ -18,6 +18,7 @@ from lab.pressure.compare import CompareError, compare, load
 from lab.pressure.fleet import DATABASES
 from lab.pressure.report import markdown, print_report
 from lab.pressure.server import ServerError
+from maumau.cli.types import count
 
 
 def phase_list(text: str) -> tuple[str, ...]:
@@ -26,16 +27,6 @@ def phase_list(text: str) -> tuple[str, ...]:
     if unknown or not names:
         raise argparse.ArgumentTypeError(f"phases are {', '.join(PHASES)}; not {unknown}")
     return names
-
-
-def at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -56,7 +47,7 @@ def parser() -> argparse.ArgumentParser:
         help=f"which phases, in this order (default {','.join(PHASES)}; bot tables cannot "
         "be stopped, so bots comes last)",
     )  # fmt: skip
-    n = at_least_one
+    n = count
     parser.add_argument("--replay-clients", type=n, default=10)
     parser.add_argument("--bot-tables", type=n, default=10, help="at most this many")
     parser.add_argument("--sockets", type=n, default=2000, help="at most this many")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
-from maumau.engine.cards import CARDS, CODES, JACK, SUITS, Card, parse_card, parse_suit
+from maumau.engine.cards import CARDS, CODES, SUITS, Card, parse_card, parse_suit
 from maumau.engine.errors import IllegalAction
 
 #: the calls a play may carry: none, "mau" (one card left), "maumau" (none left)
@@ -242,16 +242,3 @@ def parse_action(text: str) -> Action:
     raise ValueError(
         f"{text!r} is not an action: play CARD[>SUIT] [mau|maumau], draw [N], pass, catch SEAT"
     )
-
-
-def check_play_suit(play: Play) -> None:
-    """A Jack must name a suit, and only a Jack may."""
-    if play.card % 13 == JACK:
-        if play.suit is None:
-            raise IllegalAction("suit_required", f"a Jack ({CODES[play.card]}) must name a suit")
-        if play.suit not in (0, 1, 2, 3):
-            raise IllegalAction("bad_suit", f"{play.suit!r} is not a suit: name one of C, D, H, S")
-    elif play.suit is not None:
-        raise IllegalAction(
-            "bad_suit", f"only a Jack names a suit; {CODES[play.card]} cannot name one"
-        )

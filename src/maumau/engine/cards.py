@@ -12,7 +12,7 @@ with bit ``card`` set, which makes "which of my cards fit?" one ``&``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from maumau.engine.errors import BadCard, IllegalAction
 
@@ -35,7 +35,6 @@ RANK_NAMES = (
     "Ace",
 )
 
-CLUBS, DIAMONDS, HEARTS, SPADES = range(4)
 TWO, THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(13)
 
 
@@ -95,14 +94,6 @@ def card_code(card: int) -> str:
     return CODES[card]
 
 
-def suit_of(card: int) -> int:
-    return card // 13
-
-
-def rank_of(card: int) -> int:
-    return card % 13
-
-
 def parse_suit(text: object) -> int:
     """Return the suit index of ``"C"``, ``"D"``, ``"H"`` or ``"S"``."""
     if isinstance(text, str) and len(text) == 1 and text in SUITS:
@@ -138,17 +129,6 @@ def iter_cards(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def mask_of(cards: Iterable[int]) -> int:
-    mask = 0
-    for card in cards:
-        mask |= 1 << card
-    return mask
-
-
 def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a bitmask as :class:`Card` objects, canonical order."""
     return tuple(map(CARDS.__getitem__, iter_cards(mask)))
-
-
-def format_cards(cards: Iterable[int]) -> str:
-    return " ".join(CODES[c] for c in cards)

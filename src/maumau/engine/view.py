@@ -11,16 +11,37 @@ the seed while the round runs; when the round is over every hand is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from maumau.engine.cards import CARDS, CODES, SUITS, Card, cards_of, iter_cards
 from maumau.engine.options import Rules
-from maumau.engine.round import OVER, STEP_NAMES, LogEntry
+from maumau.engine.round import OVER, STEP_NAMES, LogEntry, Round
 
-if TYPE_CHECKING:
-    from maumau.engine.game import Game
+
+class ViewedGame(Protocol):
+    """What a view reads of a game: :class:`maumau.engine.game.Game` is one (the view
+    names only these, so that the game may import the view and not the other way)."""
+
+    @property
+    def n(self) -> int: ...
+    @property
+    def players(self) -> tuple[str, ...]: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def round(self) -> Round: ...
+    @property
+    def round_index(self) -> int: ...
+    @property
+    def totals(self) -> Sequence[int]: ...
+    @property
+    def rounds_won(self) -> Sequence[int]: ...
+    @property
+    def finished(self) -> bool: ...
+    @property
+    def winners(self) -> tuple[int, ...] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +152,7 @@ def entry_json(entry: LogEntry, cards: tuple[int, ...] | None = None) -> dict[st
     return {"out": entry[1]}
 
 
-def seat_view(game: Game, seat: int | None) -> SeatView:
+def seat_view(game: ViewedGame, seat: int | None) -> SeatView:
     """The view of ``seat`` (``None`` for a spectator) of ``game``'s current round."""
     if seat is not None and not 0 <= seat < game.n:
         raise ValueError(f"there is no seat {seat}")
@@ -167,7 +188,7 @@ def seat_view(game: Game, seat: int | None) -> SeatView:
     )
 
 
-def public_json(game: Game) -> dict[str, Any]:
+def public_json(game: ViewedGame) -> dict[str, Any]:
     """What every seat's view has in common: a spectator's view as JSON, without the
     log.  :func:`seat_json` adds one seat's own part; a server that tells every seat
     after each move builds this once per move instead of once per seat."""
@@ -200,14 +221,14 @@ def public_json(game: Game) -> dict[str, Any]:
     }
 
 
-def seat_json(game: Game, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
+def seat_json(game: ViewedGame, seat: int | None, public: dict[str, Any]) -> dict[str, Any]:
     """``seat_view(game, seat).to_json(log=False)``, from ``public = public_json(game)``."""
     if seat is None:
         return public
     return {**public, **own_json(game, seat)}
 
 
-def own_json(game: Game, seat: int | None) -> dict[str, Any]:
+def own_json(game: ViewedGame, seat: int | None) -> dict[str, Any]:
     """The fields of a seat's view that are its own: ``seat``, ``hand``, ``drawn``."""
     if seat is None:
         return {"seat": None, "hand": [], "drawn": None}
@@ -219,7 +240,7 @@ def own_json(game: Game, seat: int | None) -> dict[str, Any]:
 
 
 def events_json(
-    game: Game, seat: int | None, start: int = 0, marks: Mapping[int, str] | None = None
+    game: ViewedGame, seat: int | None, start: int = 0, marks: Mapping[int, str] | None = None
 ) -> list[dict[str, Any]]:
     """``seat_view(game, seat).log_json(start)`` without building the whole view.
     ``marks``: log index -> who made that entry's move for its seat, when it was not

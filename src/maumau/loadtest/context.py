@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maumau.loadtest.choice import ActionIds
 from maumau.loadtest.ledger import Ledger
@@ -15,8 +15,23 @@ from maumau.loadtest.options import Endpoint, LoadOptions
 from maumau.loadtest.tally import Tally
 from maumau.loadtest.wire import Traffic
 
-if TYPE_CHECKING:
-    from maumau.loadtest.slot import LiveGame
+
+class PlayedGame(Protocol):
+    """A load table being played (:class:`maumau.loadtest.slot.LiveGame`), as its seats'
+    clients and the process's ticker see it."""
+
+    started: bool
+    over: bool
+    #: when the game last moved on (monotonic seconds)
+    progress: float
+
+    def finish(self, now: float) -> None: ...
+
+    def abandon(self, code: str) -> None: ...
+
+    def check(self, now: float) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -31,7 +46,7 @@ class ClientContext:
     think: float | None
     tally: Tally = field(default_factory=Tally)
     traffic: Traffic = field(default_factory=Traffic)
-    games: set[LiveGame] = field(default_factory=set)
+    games: set[PlayedGame] = field(default_factory=set)
     #: background tasks (reconnects) kept referenced until they end
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
     http: dict[Endpoint, HttpClient] = field(default_factory=dict)

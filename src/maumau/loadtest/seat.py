@@ -21,16 +21,13 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from maumau.loadtest.choice import choose_action, think_time
-from maumau.loadtest.context import ClientContext
+from maumau.loadtest.context import ClientContext, PlayedGame
 from maumau.loadtest.lobby import Grant
 from maumau.loadtest.options import Endpoint
 from maumau.loadtest.wire import WebSocketClient, connect
-
-if TYPE_CHECKING:
-    from maumau.loadtest.slot import LiveGame
 
 clock = time.monotonic
 READY = '{"type":"ready"}'
@@ -75,7 +72,7 @@ class SeatClient:
     """Plays one seat of a load table over its own WebSocket."""
 
     def __init__(
-        self, ctx: ClientContext, game: LiveGame, grant: Grant, endpoint: Endpoint
+        self, ctx: ClientContext, game: PlayedGame, grant: Grant, endpoint: Endpoint
     ) -> None:
         self.ctx = ctx
         self.game = game

@@ -21,7 +21,7 @@ import json
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import ValidationError
 
@@ -30,15 +30,14 @@ from maumau.server.connection import Connection
 from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.model import Model
 from maumau.server.names import plain_text
+from maumau.server.table import Table
 from maumau.server.table_talk import ChatHistory, ChatLine, ChatOptions, ChatSaid, Reaction
-from maumau.store import StoreError
+from maumau.store import Store, StoreError
 from maumau.store import chat as chat_store
 from maumau.store.chat import ChatRow, ChatSettingsRow
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncConnection
-
-    from maumau.server.referee import Referee
 
 log = logging.getLogger("maumau.server")
 
@@ -67,10 +66,20 @@ def line_of(row: ChatRow) -> ChatLine:
     return ChatLine(id=row.id, seat=row.seat, name=row.name, text=row.text, at=row.created_at)
 
 
+class ChatHost(Protocol):
+    """What a chat room needs of its table's referee
+    (:class:`maumau.server.referee.Referee`, which owns it)."""
+
+    table: Table
+    store: Store
+
+    def broadcast(self, message: Model) -> None: ...
+
+
 class ChatRoom:
     """The chat of one live table (its referee's)."""
 
-    def __init__(self, referee: Referee) -> None:
+    def __init__(self, referee: ChatHost) -> None:
         self.referee = referee
         #: what the host allows, once read from the store
         self.settings: ChatSettingsRow | None = None

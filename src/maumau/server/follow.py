@@ -13,14 +13,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from maumau.engine import EngineError
+from maumau.server.model import Model
 from maumau.server.results import game_end, round_end
-from maumau.store import GameRow, StepRow, StoreError
-
-if TYPE_CHECKING:
-    from maumau.server.referee import Referee
+from maumau.server.table import Table
+from maumau.store import GameRow, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")
 
@@ -82,7 +81,40 @@ def _resolve(done: asyncio.Future[None] | None) -> None:
         done.set_result(None)
 
 
-async def catch_up(referee: Referee, table_too: bool) -> None:
+class Absences(Protocol):
+    def start_absences(self) -> None: ...
+
+    def poke(self) -> None: ...
+
+
+class Followed(Protocol):
+    """What catching up needs of a table's referee
+    (:class:`maumau.server.referee.Referee`)."""
+
+    table: Table
+    store: Store
+    clock: Callable[[], float]
+
+    @property
+    def stand_in(self) -> Absences:
+        """Who starts and ends the absences, and moves for the absent (the stand-in)."""
+
+    async def reload(self) -> None: ...
+
+    async def finish_if_over(self) -> None: ...
+
+    def close_all(self, code: str, message: str) -> None: ...
+
+    def seats_changed(self) -> None: ...
+
+    def broadcast(self, message: Model) -> None: ...
+
+    def broadcast_lobby(self) -> None: ...
+
+    def broadcast_state(self) -> None: ...
+
+
+async def catch_up(referee: Followed, table_too: bool) -> None:
     """:meth:`Referee.reload`, reading outside the lock: the moves here wait for no
     read unless the stored table differs from this one (then it is read again under
     the lock, since a change made here meanwhile may be newer than what was read)."""
@@ -102,7 +134,7 @@ async def catch_up(referee: Referee, table_too: bool) -> None:
             await absorb(referee, None, steps)
 
 
-async def absorb(referee: Referee, row: GameRow | None, steps: list[StepRow]) -> None:
+async def absorb(referee: Followed, row: GameRow | None, steps: list[StepRow]) -> None:
     """Take what was read from the store (the caller holds the lock): the stored
     table ``row`` (``None``: not read) and the steps from this table's next one (some
     may be here already: read before they were committed here).  The players are

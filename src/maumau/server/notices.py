@@ -15,18 +15,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fastapi import APIRouter, Request
 
 from maumau.server.connection import Connection
 from maumau.server.protocol import Announcement
-from maumau.store import StoreError
+from maumau.server.referee import Referee
+from maumau.store import Store, StoreError
 from maumau.store import admin as sql
-
-if TYPE_CHECKING:
-    from maumau.server.hub import Hub
 
 log = logging.getLogger("maumau.server")
 
@@ -34,10 +33,24 @@ log = logging.getLogger("maumau.server")
 POLL_SECONDS = 2.0
 
 
+class NoticesHost(Protocol):
+    """What the notices need of their hub (:class:`maumau.server.hub.Hub`, which owns
+    them)."""
+
+    store: Store
+    clock: Callable[[], float]
+
+    @property
+    def referees(self) -> Mapping[str, Referee]:
+        """The live tables here, by id."""
+
+    def unload(self, referee: Referee) -> None: ...
+
+
 class Notices:
     """The notices of one hub: the current announcement and the last notice seen."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: NoticesHost) -> None:
         self.hub = hub
         self.last = 0
         self.current: sql.Notice | None = None

@@ -55,7 +55,7 @@ class Referee:
         #: other processes' connected seats: origin -> (seats, valid until, monotonic)
         self.remote: dict[str, tuple[frozenset[int], float]] = {}
         # (through a weak proxy, as the stand-in: no cycle keeps an unloaded table alive)
-        me = weakref.proxy(self)
+        me: Referee = weakref.proxy(self)
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: catch_up(me, table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))

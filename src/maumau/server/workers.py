@@ -54,11 +54,6 @@ T = TypeVar("T")
 PRELOAD = ["maumau.server.workers", "maumau.server.replays"]
 
 
-def default_size() -> int:
-    """One worker per core but one (the event loop keeps a core), at least one."""
-    return max(1, (os.cpu_count() or 2) - 1)
-
-
 def _context() -> Any:
     methods = multiprocessing.get_all_start_methods()
     if "forkserver" in methods:

@@ -24,9 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -35,8 +35,7 @@ from maumau.store import chat as chat_store
 from maumau.store.chat import ChatRow
 from maumau.store.errors import StoreError, StoreUnavailable
 
-if TYPE_CHECKING:
-    from maumau.store.store import Store
+T = TypeVar("T")
 
 log = logging.getLogger("maumau.store")
 
@@ -58,10 +57,26 @@ class Waiting:
     keep: int
 
 
+class Transactions(Protocol):
+    """What a buffer needs of its store (:class:`maumau.store.store.Store`, which owns
+    it): its transactions, and whether other processes share the database."""
+
+    #: this process's name in the notices (PostgreSQL)
+    origin: str
+
+    @property
+    def shared(self) -> bool:
+        """Other server processes may use the database (PostgreSQL)."""
+
+    async def read(self, query: Callable[[AsyncConnection], Awaitable[T]]) -> T: ...
+
+    async def write(self, work: Callable[[AsyncConnection], Awaitable[T]]) -> T: ...
+
+
 class ChatBuffer:
     """The chat lines of one store (one server process) waiting to be written."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Transactions) -> None:
         self._store = store
         self._waiting: list[Waiting] = []
         #: SQLite: the last id given (``None``: not read yet)

@@ -36,17 +36,10 @@ async def game(conn: AsyncConnection, game_id: str) -> GameRow | None:
     )
 
 
-async def game_ids(
-    conn: AsyncConnection, statuses: Sequence[str], before: float | None = None
-) -> list[str]:
-    """The ids of the games in one of ``statuses``, oldest first; with ``before``,
-    those last active before it, least recently active first."""
+async def game_ids(conn: AsyncConnection, statuses: Sequence[str]) -> list[str]:
+    """The ids of the games in one of ``statuses``, oldest first."""
     query = select(games.c.id).where(games.c.status.in_(list(statuses)))
-    if before is None:
-        query = query.order_by(games.c.created_at, games.c.id)
-    else:
-        query = query.where(games.c.last_active_at < before)
-        query = query.order_by(games.c.last_active_at, games.c.id)
+    query = query.order_by(games.c.created_at, games.c.id)
     return list((await conn.execute(query)).scalars())
 
 

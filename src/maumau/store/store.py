@@ -237,13 +237,6 @@ class Store:
         async with self._read() as conn:
             return await queries.game_ids(conn, statuses)
 
-    async def idle_games(
-        self, before: float, statuses: Sequence[str] = ("lobby", "playing")
-    ) -> list[str]:
-        """The ids of the games in one of ``statuses`` last active before ``before``."""
-        async with self._read() as conn:
-            return await queries.game_ids(conn, statuses, before)
-
     # --- writing ---------------------------------------------------------------------
 
     @on_writer_thread
@@ -322,12 +315,6 @@ class Store:
             if closed:
                 await self._notify(conn, [game_id])
         return closed
-
-    @on_writer_thread
-    async def touch(self, game_id: str, now: float) -> None:
-        """Record activity in ``game_id`` at ``now``."""
-        async with self._write() as conn:
-            await queries.update_game(conn, game_id, last_active_at=now)
 
     @on_writer_thread
     async def set_rematch(self, game_id: str, rematch_id: str) -> str:

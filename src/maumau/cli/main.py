@@ -19,14 +19,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from maumau import __version__
-from maumau.cli_admin import add_commands as add_admin_commands
-from maumau.cli_backup import add_commands as add_backup_commands
-from maumau.cli_bots import add_commands as add_bot_commands
-from maumau.cli_env import apply_to_commands
-from maumau.cli_load import add_commands as add_load_commands
-from maumau.cli_options import rules_from_args
-from maumau.cli_play import add_commands as add_play_commands
-from maumau.cli_serve import add_commands as add_serve_commands
+from maumau.cli.admin import add_commands as add_admin_commands
+from maumau.cli.backup import add_commands as add_backup_commands
+from maumau.cli.bots import add_commands as add_bot_commands
+from maumau.cli.env import apply_to_commands
+from maumau.cli.load import add_commands as add_load_commands
+from maumau.cli.options import rules_from_args
+from maumau.cli.play import add_commands as add_play_commands
+from maumau.cli.serve import add_commands as add_serve_commands
 from maumau.engine.errors import EngineError
 from maumau.engine.jsontext import dumps_json
 from maumau.engine.options import PRESETS

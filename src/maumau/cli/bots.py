@@ -14,20 +14,10 @@ from rich.table import Table
 
 from maumau.bots import LEVELS
 from maumau.bots.tournament import Standing, run_tournament, standings_json
-from maumau.cli_options import rules_from_args
+from maumau.cli.options import rules_from_args
+from maumau.cli.types import count
 from maumau.engine import EngineError
 from maumau.engine.options import PRESETS
-
-
-def _positive(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def _play(args: argparse.Namespace, matches: int, records: Path | None) -> list[Standing] | None:
@@ -117,7 +107,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", default="standard", choices=list(PRESETS))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--jobs", type=_positive, default=1, help="worker processes")
+    parser.add_argument("--jobs", type=count, default=1, help="worker processes")
 
 
 def add_commands(commands: Any) -> None:
@@ -129,13 +119,13 @@ def add_commands(commands: Any) -> None:
         "match counts half. The same --seed gives the same results.",
     )
     _common(tournament)
-    tournament.add_argument("--matches", type=_positive, default=100)
+    tournament.add_argument("--matches", type=count, default=100)
     tournament.add_argument("--records", type=Path, help="write every match as a game record")
     tournament.add_argument("--json", type=Path, help="also write the figures as JSON")
     tournament.set_defaults(handler=cmd_tournament)
 
     simulate = commands.add_parser("simulate", help="write game records of bot games")
     _common(simulate)
-    simulate.add_argument("--games", type=_positive, default=10)
+    simulate.add_argument("--games", type=count, default=10)
     simulate.add_argument("--out", type=Path, required=True, help="directory for the records")
     simulate.set_defaults(handler=cmd_simulate)

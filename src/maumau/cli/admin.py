@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from maumau.cli_backup import add_database_arguments, complain, database_of
-from maumau.cli_types import count
+from maumau.cli.backup import add_database_arguments, complain, database_of
+from maumau.cli.types import count
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine

@@ -2,7 +2,7 @@
 
     maumau play --seats me,hard,normal,normal --preset penalty-100
 
-The player types moves in the record notation (see :mod:`maumau.cli_play_input`);
+The player types moves in the record notation (see :mod:`maumau.cli.play_input`);
 the bots move with a short pause so that their moves can be followed.  Every round is
 dealt with a shuffle commitment, and when the game ends -- or is stopped with Ctrl-C,
 end of input or ``q`` -- its record is saved (``--record PATH``, else a new
@@ -31,10 +31,10 @@ from rich.text import Text
 from maumau.bots import Bot, make_bot
 from maumau.bots.match import round_seeds
 from maumau.bots.tournament import labels_for
-from maumau.cli_options import rules_from_args
-from maumau.cli_play_input import NotAMove, read_move
-from maumau.cli_play_screen import Screen
-from maumau.cli_types import seconds_up_to, whole
+from maumau.cli.options import rules_from_args
+from maumau.cli.play_input import NotAMove, read_move
+from maumau.cli.play_screen import Screen
+from maumau.cli.types import seconds_up_to, whole
 from maumau.engine import Catch, EngineError, Game, Rules
 from maumau.engine.options import PRESETS
 from maumau.engine.replay import record_of

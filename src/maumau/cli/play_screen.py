@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from maumau.cli_play_input import notation
+from maumau.cli.play_input import notation
 from maumau.engine import Action, Draw, Play, RoundResult, SeatView
 from maumau.engine.cards import CODES, SUITS
 

@@ -8,15 +8,7 @@ from typing import Any
 
 from rich.console import Console
 
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
+from maumau.cli.types import count
 
 
 def _seconds(text: str) -> float:
@@ -48,8 +40,8 @@ def add_commands(commands: Any) -> None:
         metavar="URL",
         help="a server, http://HOST:PORT; repeatable: tables go round-robin over them",
     )
-    load.add_argument("--games", type=_count, default=10, help="tables played at once")
-    load.add_argument("--players", type=_count, default=4, help="seats per table (2 to 8)")
+    load.add_argument("--games", type=count, default=10, help="tables played at once")
+    load.add_argument("--players", type=count, default=4, help="seats per table (2 to 8)")
     load.add_argument("--duration", type=_seconds, default=20.0, help="seconds measured")
     load.add_argument("--warmup", type=_seconds, default=3.0, help="seconds before measuring")
     load.add_argument("--preset", default="standard", help="the tables' rule preset")
@@ -72,7 +64,7 @@ def add_commands(commands: Any) -> None:
     )
     load.add_argument(
         "--procs",
-        type=_count,
+        type=count,
         default=os.cpu_count() or 1,
         help="client processes (default: the number of CPUs)",
     )

@@ -15,14 +15,14 @@ if TYPE_CHECKING:
 
     from maumau.server.config import ServerConfig
 
-from maumau.cli_serve_options import (
+from maumau.cli.serve_options import (
     add_budget_arguments,
     add_metrics_arguments,
     add_proxy_arguments,
     budget_settings,
     proxy_settings,
 )
-from maumau.cli_types import count, positive
+from maumau.cli.types import count, positive
 
 log = logging.getLogger("maumau.server")
 

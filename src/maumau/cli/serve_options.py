@@ -2,14 +2,14 @@
 live tables, the proxy in front, the metrics port; and the number types they take.
 
 Each may also come from the environment as ``MAUMAU_`` and its name
-(:mod:`maumau.cli_env`)."""
+(:mod:`maumau.cli.env`)."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from maumau.cli_types import count, port_number, positive, whole
+from maumau.cli.types import count, port_number, positive, whole
 
 
 def add_metrics_arguments(serve: Any) -> None:
@@ -120,7 +120,7 @@ def add_proxy_arguments(serve: Any) -> None:
 
 def proxy_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The ServerConfig fields of :func:`add_proxy_arguments` (from the command line or
-    the environment, maumau.cli_env); :class:`ValueError` names the one that is wrong."""
+    the environment, maumau.cli.env); :class:`ValueError` names the one that is wrong."""
     from maumau.server.clients import networks, public_url
 
     try:
