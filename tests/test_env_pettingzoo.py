@@ -199,3 +199,25 @@ def test_ansi_render_shows_the_table_and_only_the_hand_of_the_seat_to_move() -> 
     assert f"player_{seat} holds: " + " ".join(str(c) for c in view.hand) in text
     assert text.count("holds") == 1
     assert f"top {view.top}" in text
+
+
+def test_a_run_seeded_once_is_reproducible() -> None:
+    """``reset(seed=s)`` once, then plain ``reset()``: the later games continue the seed
+    stream (as PettingZoo's and Gymnasium's own card games do), so the whole run
+    replays; another first seed gives another run."""
+
+    def run(seed: int) -> list[list[Any]]:
+        env = maumau_v0.raw_env(rules="penalty-100", players=3)
+        games = []
+        for game in range(3):
+            if game == 0:
+                env.reset(seed=seed)
+            else:
+                env.reset()
+            games.append([env.observe(a)["observation"][:52].tolist() for a in env.agents])
+        return games
+
+    first = run(42)
+    assert first == run(42)
+    assert first[1] != first[0] and first[2] != first[1]
+    assert first != run(43)

@@ -63,16 +63,21 @@ class Session:
         #: plays without the due call are offered only in catch mode
         self.silent = self.rules.mau_penalty == "catch"
         self.game = Game(self.rules, [f"player_{i}" for i in range(players)])
-        self.seeds = random.Random(0)
+        #: the seed stream every round is dealt from; ``reset(seed)`` fixes it and a plain
+        #: ``reset()`` continues it (``None`` until the first reset)
+        self.seeds: random.Random | None = None
         self.steps = 0
         self._legal: Legal = {}
         self._legal_version = -1
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game; the same ``seed`` deals the same rounds (``None``: fresh)."""
-        if seed is None:
-            seed = random.SystemRandom().getrandbits(63)
-        self.seeds = random.Random(seed)
+        """A new game; the same ``seed`` deals the same rounds.  ``None`` continues the
+        seed stream of the last seeded reset (as Gymnasium's ``np_random`` does), so a
+        run seeded once replays; before any seed, it starts a stream from the OS."""
+        if seed is not None:
+            self.seeds = random.Random(seed)
+        elif self.seeds is None:
+            self.seeds = random.Random(random.SystemRandom().getrandbits(63))
         self.game = Game(self.rules, self.game.players)
         self.game.deal(self.seeds.getrandbits(63))
         self.steps = 0
@@ -131,5 +136,6 @@ class Session:
             for seat, value in enumerate(game_rewards(self.n, game.winners)):
                 rewards[seat] += value
         else:
+            assert self.seeds is not None  # (a game is dealt by reset first)
             game.deal(self.seeds.getrandbits(63))
         return rewards
