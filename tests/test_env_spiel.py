@@ -181,3 +181,34 @@ def test_ismcts_works_with_openspiels_own_rollouts_too() -> None:
         state.apply_action(action)
         decisions += 1
     assert decisions == 3
+
+
+def test_resampling_for_another_seat_does_not_keep_the_card_the_drawer_just_drew() -> None:
+    """After seat 0 draws (and may play the card), seat 1 has not seen that card: its
+    samples deal it like every other unseen card (the drawer keeps a drawn card, a
+    sampled one, so the drawer's options stay well formed)."""
+    game = load_game("standard", 2)
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    while True:  # to a position where a seat has just drawn and may play the card
+        to_player_node(state, rng)
+        assert not state.is_terminal()
+        round_ = state.core.game.round
+        if round_.drawn >= 0:
+            break
+        legal = state.legal_actions()
+        state.apply_action(DRAW if DRAW in legal else legal[rng.randrange(len(legal))])
+    drawer, card = round_.turn, round_.drawn
+    other = 1 - drawer
+    picks = random.Random(0)
+    kept = 0
+    for _ in range(50):
+        sample = state.resample_from_infostate(other, picks.random)
+        r = sample.core.game.round
+        assert sample.information_state_string(other) == state.information_state_string(other)
+        assert r.hands[drawer].bit_count() == round_.hands[drawer].bit_count()
+        assert r.drawn >= 0 and r.hands[drawer] >> r.drawn & 1
+        kept += r.hands[drawer] >> card & 1
+    assert kept < 50
+    mine = state.resample_from_infostate(drawer, picks.random)  # the drawer knows its card
+    assert mine.core.game.round.drawn == card

@@ -317,12 +317,16 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         r = core.game.round
         n = core.n
         fixed = [0] * n
-        if r.drawn >= 0 and r.turn != player_id:  # the card another seat just drew
-            fixed[r.turn] = 1 << r.drawn
-        known = r.hands[player_id] | sum(1 << c for c in r.discard) | sum(fixed)
+        known = r.hands[player_id] | sum(1 << c for c in r.discard)
         unseen = [c for c in deck_cards(core.rules.deck) if not known >> c & 1]
         rng.shuffle(unseen)
         i = 0
+        if r.drawn >= 0 and r.turn != player_id:
+            # another seat just drew a card it may play: unseen by player_id, so a
+            # sampled card takes its place (the drawer still holds a drawn card)
+            r.drawn = unseen[0]
+            fixed[r.turn] = 1 << r.drawn
+            i = 1
         for seat in range(n):
             if seat == player_id:
                 continue
