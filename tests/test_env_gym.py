@@ -152,3 +152,27 @@ def test_a_round_the_bots_end_before_the_learners_first_move_still_counts(
     _observation, reward, _terminated, _truncated, _info = env.step(action)
     assert len(game.results) == 1  # no other round ended meanwhile (fixed seeds)
     assert reward == pytest.approx(carried)
+
+
+def test_human_rendering_passes_check_env_and_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    check_env(MauMauGym(opponents=("normal",), render_mode="human"))
+    env = MauMauGym(opponents=("easy", "normal"), render_mode="human")
+    env.reset(seed=2)
+    assert env.render() is None
+    assert "seat 0 holds" in capsys.readouterr().out
+
+
+def test_sb3s_rgb_array_probe_falls_back_to_no_render_mode() -> None:
+    """What Stable-Baselines3's ``make_vec_env`` does with an environment id: try
+    ``render_mode="rgb_array"``, and on ``TypeError`` make it without."""
+
+    def sb3_make(**kwargs: object) -> gymnasium.Env:  # type: ignore[type-arg]
+        try:
+            return gymnasium.make(ENV_ID, render_mode="rgb_array", **kwargs)
+        except TypeError:
+            return gymnasium.make(ENV_ID, **kwargs)
+
+    env = sb3_make(opponents=("normal",))
+    assert env.render_mode is None
+    observation, _info = env.reset(seed=1)
+    assert observation.shape == (OBS_SIZE,)

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip install maumau[rl])")
 np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
 
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
 
 from maumau.engine import Catch  # noqa: E402
 from maumau.env import maumau_v0  # noqa: E402
@@ -185,8 +185,8 @@ def test_bad_parameters_are_named() -> None:
         maumau_v0.env(rules="nope")
     with pytest.raises(Exception, match="players: a 32-card deck takes 2 to 5 players, not 6"):
         maumau_v0.env(rules="traditional", players=6)
-    with pytest.raises(ValueError, match="render_mode"):
-        maumau_v0.env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode: 'pixels'"):
+        maumau_v0.env(render_mode="pixels")
 
 
 def test_ansi_render_shows_the_table_and_only_the_hand_of_the_seat_to_move() -> None:
@@ -221,3 +221,43 @@ def test_a_run_seeded_once_is_reproducible() -> None:
     assert first == run(42)
     assert first[1] != first[0] and first[2] != first[1]
     assert first != run(43)
+
+
+def test_pettingzoo_render_test_passes_in_every_render_mode() -> None:
+    render_test(
+        lambda render_mode=None: maumau_v0.env(rules="catch", players=3, render_mode=render_mode)
+    )
+
+
+def test_human_rendering_prints_the_ansi_text(capsys: pytest.CaptureFixture[str]) -> None:
+    shown = maumau_v0.env(players=3, render_mode="ansi")
+    shown.reset(seed=4)
+    printed = maumau_v0.env(players=3, render_mode="human")
+    printed.reset(seed=4)
+    assert printed.render() is None
+    assert capsys.readouterr().out == f"{shown.render()}\n"
+
+
+def test_rgb_array_is_refused_at_construction_as_a_type_error_for_sb3s_fallback() -> None:
+    """A card table has no picture here; SB3's ``make_vec_env`` first tries
+    ``render_mode="rgb_array"`` and falls back without it on ``TypeError``."""
+    with pytest.raises(TypeError, match="render_mode 'rgb_array' is not supported"):
+        maumau_v0.env(render_mode="rgb_array")
+    with pytest.raises(ValueError, match="render_mode 'rgb_array' is not supported"):
+        maumau_v0.raw_env(render_mode="rgb_array")
+
+
+def test_the_environment_pickles_and_unwraps_as_pettingzoos_own_tests_ask() -> None:
+    """PettingZoo's pickle and unwrapped tests (of its repository), which make the
+    environment with ``render_mode="human"``."""
+    import pickle
+
+    env = maumau_v0.env(rules="penalty-100", players=3, render_mode="human")
+    copy = pickle.loads(pickle.dumps(env))
+    env.reset(seed=6)
+    copy.reset(seed=6)
+    for agent in env.possible_agents:
+        assert np.array_equal(env.observe(agent)["observation"], copy.observe(agent)["observation"])
+    assert isinstance(env.unwrapped, maumau_v0.raw_env)
+    assert env.unwrapped.unwrapped is env.unwrapped
+    assert env.unwrapped.render_mode == "human"

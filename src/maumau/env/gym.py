@@ -31,6 +31,7 @@ from gymnasium import spaces
 from maumau.bots import Bot, make_bot
 from maumau.env.actions import ACTION_COUNT
 from maumau.env.encoding import OBS_SIZE, Vector, encode
+from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
 ENV_ID = "maumau/MauMau-v0"
@@ -41,7 +42,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
     seat in seat order after it (``random``, ``easy``, ``normal``, ``hard`` or
     ``hard:N``), so the table has ``len(opponents) + 1`` seats."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's)
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (gymnasium's)
 
     def __init__(
         self,
@@ -59,8 +60,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             make_bot(level)  # raises ValueError naming a bad level
         if not 0 <= seat < players:
             raise ValueError(f"seat: must be 0..{players - 1} for {players} players, not {seat!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: must be None or 'ansi', not {render_mode!r}")
+        check_render_mode(render_mode)
         self.session = Session(rules, players, max_steps)
         self.seat = seat
         self.render_mode = render_mode
@@ -119,9 +119,10 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             return None
         view = self.session.view(self.seat)
         hand = " ".join(str(c) for c in view.hand)
-        return (
+        return show(
+            self.render_mode,
             f"round {view.round + 1}: top {view.top}, pending {view.pending}, counts "
-            f"{list(view.counts)}, totals {list(view.totals)}; seat {self.seat} holds {hand}"
+            f"{list(view.counts)}, totals {list(view.totals)}; seat {self.seat} holds {hand}",
         )
 
     # --- the bots ------------------------------------------------------------------------

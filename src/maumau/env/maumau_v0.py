@@ -41,6 +41,7 @@ from pettingzoo.utils import wrappers
 from maumau.engine.cards import CODES, SUITS
 from maumau.env.actions import ACTION_COUNT
 from maumau.env.encoding import OBS_SIZE, encode
+from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
 AgentID = str
@@ -61,7 +62,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
     """The unwrapped environment; ``env()`` is what to use."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "maumau_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -76,8 +77,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
     ) -> None:
         EzPickle.__init__(self, rules, players, render_mode, max_steps)
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: must be None or 'ansi', not {render_mode!r}")
+        check_render_mode(render_mode)
         self.session = Session(rules, players, max_steps)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
@@ -154,8 +154,8 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
     # --- rendering ---------------------------------------------------------------------
 
     def render(self) -> str | None:
-        """``render_mode="ansi"``: the table as the seat to move sees it (its hand, the
-        public state of every seat), as text."""
+        """The table as the seat to move sees it (its hand, the public state of every
+        seat), as text: returned with ``render_mode="ansi"``, printed with ``"human"``."""
         if self.render_mode is None:
             return None
         session = self.session
@@ -178,7 +178,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
             lines.append(f"{view.players[seat]} holds: {hand}")
         else:
             lines.append(f"game over: winners {list(view.winners or ())}")
-        return "\n".join(lines)
+        return show(self.render_mode, "\n".join(lines))
 
     def close(self) -> None:
         pass
