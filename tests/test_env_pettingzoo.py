@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip install maumau[rl])")
 np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
 
-from pettingzoo.test import api_test, render_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
 
 from maumau.engine import Catch  # noqa: E402
 from maumau.env import maumau_v0  # noqa: E402
@@ -261,3 +261,26 @@ def test_the_environment_pickles_and_unwraps_as_pettingzoos_own_tests_ask() -> N
     assert isinstance(env.unwrapped, maumau_v0.raw_env)
     assert env.unwrapped.unwrapped is env.unwrapped
     assert env.unwrapped.render_mode == "human"
+
+
+@pytest.mark.parametrize(("rules", "players"), [("standard", 2), ("catch", 3), ("penalty-100", 4)])
+def test_the_parallel_api_passes_pettingzoos_parallel_api_test(rules: str, players: int) -> None:
+    parallel_api_test(maumau_v0.parallel_env(rules=rules, players=players), num_cycles=300)
+
+
+def test_in_the_parallel_api_only_the_seat_to_move_acts() -> None:
+    env = maumau_v0.parallel_env(rules="penalty-100", players=3)
+    observations, _infos = env.reset(seed=8)
+    rng = random.Random(8)
+    steps = 0
+    while env.agents:
+        movers = [a for a, o in observations.items() if o["action_mask"].any()]
+        assert movers == [env.unwrapped.agent_selection]
+        actions = {a: 0 for a in env.agents}  # 0 for the others: ignored
+        actions[movers[0]] = int(
+            rng.choice(list(np.flatnonzero(observations[movers[0]]["action_mask"])))
+        )
+        observations, rewards, _terms, _truncs, _infos = env.step(actions)
+        assert sum(rewards.values()) == pytest.approx(0.0)
+        steps += 1
+    assert env.unwrapped.session.finished and steps > 10

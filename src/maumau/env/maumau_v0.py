@@ -20,8 +20,9 @@ rewards                   at the end of each round and of the game, see
                           :mod:`maumau.env.rewards`
 episode                   one whole game under the rules (several rounds when the
                           scoring mode says so); truncated after ``max_steps`` actions
-parallel API              no: the seat to move depends on skips and reversals, which
-                          PettingZoo's AEC-to-parallel conversion cannot express
+parallel API              ``parallel_env()``: PettingZoo's turn-based conversion
+                          (``turn_based_aec_to_parallel``); each step, only the action
+                          of the agent to move (the one with a non-zero mask) counts
 ========================  ===========================================================
 
 Catches are offered to the agent to move (the engine lists them for it); the other
@@ -35,8 +36,9 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from maumau.engine.cards import CODES, SUITS
 from maumau.env.actions import ACTION_COUNT
@@ -56,6 +58,13 @@ def env(**kwargs: Any) -> AECEnv[AgentID, Observation, int | None]:
     inner = wrappers.TerminateIllegalWrapper(inner, illegal_reward=-1)
     inner = wrappers.AssertOutOfBoundsWrapper(inner)
     return wrappers.OrderEnforcingWrapper(inner)
+
+
+def parallel_env(**kwargs: Any) -> ParallelEnv[AgentID, Observation, int | None]:
+    """The parallel API over :func:`env`, by PettingZoo's turn-based conversion: every
+    agent observes each step, only the agent to move acts (the others' actions are
+    ignored); ``infos[agent]["active_agent"]`` names the agent to move next."""
+    return turn_based_aec_to_parallel(env(**kwargs))
 
 
 class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: ignore[misc]
