@@ -212,3 +212,78 @@ def test_resampling_for_another_seat_does_not_keep_the_card_the_drawer_just_drew
     assert kept < 50
     mine = state.resample_from_infostate(drawer, picks.random)  # the drawer knows its card
     assert mine.core.game.round.drawn == card
+
+
+def observer(public: bool, private: str, recall: bool) -> object:
+    from open_spiel.python.observation import make_observation
+
+    kind = pyspiel.IIGObservationType(
+        public_info=public,
+        perfect_recall=recall,
+        private_info=getattr(pyspiel.PrivateInfoType, private),
+    )
+    return make_observation(load_game("catch", 3), kind)
+
+
+def mid_round_states(rules: str, players: int, count: int) -> list[object]:
+    game = load_game(rules, players)
+    rng = random.Random(6)
+    state = game.new_initial_state()
+    states = [state.clone()]  # a state while the cards are dealt too
+    for _ in range(8):
+        state.apply_action(state.chance_outcomes()[0][0])
+    states.append(state.clone())
+    while len(states) < count and not state.is_terminal():
+        to_player_node(state, rng)
+        if state.is_terminal():
+            break
+        states.append(state.clone())
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+    return states
+
+
+@pytest.mark.parametrize("recall", [False, True])
+def test_a_public_only_observation_is_the_same_for_every_seat_and_holds_no_hand(
+    recall: bool,
+) -> None:
+    public = observer(True, "NONE", recall)
+    assert "hand" not in public.dict and "drawn" not in public.dict  # type: ignore[attr-defined]
+    for state in mid_round_states("catch", 3, 60):
+        tensors, strings = [], []
+        for seat in range(3):
+            public.set_from(state, seat)  # type: ignore[attr-defined]
+            tensors.append(public.tensor.copy())  # type: ignore[attr-defined]
+            strings.append(public.string_from(state, seat))  # type: ignore[attr-defined]
+        assert all(np.array_equal(t, tensors[0]) for t in tensors)
+        assert len(set(strings)) == 1
+        assert "hand" not in strings[0]
+
+
+def test_the_observation_types_choose_the_named_pieces() -> None:
+    from maumau.env.encoding import encode, encode_info
+
+    default = observer(True, "SINGLE_PLAYER", False)
+    names = ["hand", "top", "named", "drawn", "discard", "step", "scalars", "seats"]
+    assert list(default.dict) == names  # type: ignore[attr-defined]
+    info = observer(True, "SINGLE_PLAYER", True)
+    assert list(info.dict) == [*names, "history"]  # type: ignore[attr-defined]
+    private = observer(False, "SINGLE_PLAYER", False)
+    assert list(private.dict) == ["hand", "drawn"]  # type: ignore[attr-defined]
+    everyone = observer(True, "ALL_PLAYERS", False)
+    assert everyone.dict["hands"].shape == (8, 52)  # type: ignore[attr-defined]
+    for state in mid_round_states("catch", 3, 40)[2:]:
+        seat = state.current_player()  # type: ignore[attr-defined]
+        view = state.view(seat)  # type: ignore[attr-defined]
+        default.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.array_equal(default.tensor, encode(view))  # type: ignore[attr-defined]
+        info.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.array_equal(info.tensor, encode_info(view))  # type: ignore[attr-defined]
+        private.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.flatnonzero(private.dict["hand"]).tolist() == [int(c) for c in view.hand]  # type: ignore[attr-defined]
+        everyone.set_from(state, seat)  # type: ignore[attr-defined]
+        hands = state.core.game.round.hands  # type: ignore[attr-defined]
+        for k in range(3):
+            row = everyone.dict["hands"][k]  # type: ignore[attr-defined]
+            assert sum(1 << int(c) for c in np.flatnonzero(row)) == hands[(seat + k) % 3]
+        assert not everyone.dict["hands"][3:].any()  # type: ignore[attr-defined]

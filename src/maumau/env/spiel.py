@@ -22,7 +22,10 @@ Public names (kept stable for other tools): :data:`GAME_NAME`, :func:`load_game`
 * Observation tensor: :func:`maumau.env.encoding.encode` (364 floats);
   information-state tensor: :func:`maumau.env.encoding.encode_info` (the same plus the
   last 8 public log entries).  The information-state string is the seat's hand, the
-  score, and the round's public log with the seat's own draws: exactly what it knows.
+  score, and the round's public log with the seat's own draws: exactly what it knows
+  of the round (imperfect recall across rounds: earlier rounds only by the score).
+  Other observation types (public only, every seat's hand) are
+  :mod:`maumau.env.spiel_observer`'s.
 * ``resample_from_infostate(player, sampler)`` deals the cards ``player`` has not seen
   (every card not in its hand or on the discard pile) at random into the other hands
   and the draw pile, which is what ISMCTS needs.
@@ -34,7 +37,6 @@ import json
 import random
 from typing import Any
 
-import numpy as np
 import pyspiel
 
 from maumau.engine import Action, Game, Layout, Rules, SeatView
@@ -42,9 +44,9 @@ from maumau.engine.cards import CODES, deck_cards
 from maumau.engine.game import DealtRound
 from maumau.env.actions import ACTION_COUNT, Legal, describe, legal_indices
 from maumau.env.draws import Arranger, Segment, arrange, plan_draws
-from maumau.env.encoding import INFO_SIZE, OBS_SIZE, encode, encode_info
 from maumau.env.rewards import game_rewards
 from maumau.env.session import MAX_STEPS, RULE_SETS, resolve_rules
+from maumau.env.spiel_observer import MauMauObserver
 
 GAME_NAME = "python_maumau"
 _DEFAULTS: dict[str, Any] = {"rules": "standard", "players": 2, "options": ""}
@@ -104,10 +106,11 @@ class MauMauGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> MauMauObserver:
+        """OpenSpiel's observer for ``iig_obs_type`` (default: the observation, public
+        and the player's own, no recall), see :mod:`maumau.env.spiel_observer`."""
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
-        recall = iig_obs_type is None or bool(iig_obs_type.perfect_recall)
-        return MauMauObserver(recall)
+        return MauMauObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
 class _Core:
@@ -145,6 +148,8 @@ class _Core:
             state = last.state.copy(Arranger())
             game.rounds = [*old.rounds[:-1], DealtRound(last.seed, last.layout, state)]
             game._state = state
+        else:  # (not the list the original deals its first round into)
+            game.rounds = []
         core.game = game
         core.dealing = None if self.dealing is None else self.dealing[:]
         core.chosen = self.chosen[:]
@@ -342,46 +347,6 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
                 r.private[seat] = []
         core.history = None  # a sampled world is not a replay of the actions
         return state
-
-
-class MauMauObserver:
-    """Tensors and strings for one seat (OpenSpiel's PyObserver interface)."""
-
-    def __init__(self, perfect_recall: bool) -> None:
-        self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(INFO_SIZE if perfect_recall else OBS_SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
-
-    def set_from(self, state: MauMauState, player: int) -> None:
-        view = state.view(player)
-        if view is None:
-            self.tensor.fill(0.0)
-            for c in state.dealt_to(player):
-                self.tensor[c] = 1.0
-        elif self.perfect_recall:
-            encode_info(view, self.tensor)
-        else:
-            encode(view, self.tensor)
-
-    def string_from(self, state: MauMauState, player: int) -> str:
-        view = state.view(player)
-        if view is None:
-            round_no = state.core.game.round_index + 2
-            cards = " ".join(CODES[c] for c in state.dealt_to(player))
-            return f"p{player} dealing round {round_no}: {cards}; totals {state.core.game.totals}"
-        hand = " ".join(str(c) for c in view.hand)
-        if self.perfect_recall:
-            log = json.dumps(view.log_json(), separators=(",", ":"))
-            return (
-                f"p{player} round {view.round + 1} totals {list(view.totals)} won "
-                f"{list(view.rounds_won)} start {state.start_card()} "
-                f"hand {hand} log {log}"
-            )
-        named = "" if view.named_suit is None else f">{'CDHS'[view.named_suit]}"
-        return (
-            f"p{player} {view.step} hand {hand} top {view.top}{named} pending {view.pending} "
-            f"counts {list(view.counts)} totals {list(view.totals)} to_move {view.to_move}"
-        )
 
 
 def load_game(rules: str = "standard", players: int = 2, **options: Any) -> MauMauGame:
