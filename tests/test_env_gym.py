@@ -14,7 +14,7 @@ np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip ins
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from maumau.env.actions import ACTION_COUNT  # noqa: E402
+from maumau.env.actions import ACTION_COUNT, PASS  # noqa: E402
 from maumau.env.encoding import OBS_SIZE, encode  # noqa: E402
 from maumau.env.gym import ENV_ID, MauMauGym  # noqa: E402
 
@@ -49,7 +49,7 @@ def play(env: MauMauGym, seed: int) -> tuple[list[int], float, int]:
         observation, reward, terminated, truncated, info = env.step(action)
         total += reward
         done = terminated or truncated
-    assert not env.action_masks().any()
+    assert np.flatnonzero(env.action_masks()).tolist() == [PASS]  # never all zeros
     return actions, total, len(env.session.game.results)
 
 
@@ -176,3 +176,39 @@ def test_sb3s_rgb_array_probe_falls_back_to_no_render_mode() -> None:
     assert env.render_mode is None
     observation, _info = env.reset(seed=1)
     assert observation.shape == (OBS_SIZE,)
+
+
+def vector_masks(mode: object, steps: int) -> tuple[list[np.ndarray], int]:  # type: ignore[type-arg]
+    """Every mask a masked policy (the first legal action: a play when there is one) is
+    handed by ``make_vec`` under the autoreset
+    ``mode``, and how many episodes ended."""
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": mode},
+        opponents=("random",),
+        rules={"preset": "standard", "hand_size": 3},
+    )
+    _observations, infos = envs.reset(seed=5)
+    handed, ended = [], 0
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        handed.extend(masks)
+        actions = [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks]
+        _observations, _rewards, terminations, truncations, infos = envs.step(np.array(actions))
+        ended += int(np.sum(terminations | truncations))
+    envs.close()
+    return handed, ended
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
+def test_vector_autoreset_never_hands_the_policy_an_all_zero_mask(mode: str) -> None:
+    """Gymnasium's default autoreset (``NEXT_STEP``) hands the policy the final
+    observation's mask and ignores the action it picks: that mask holds ``pass`` only,
+    so a masked policy can always sample; ``SAME_STEP`` hands it the next game's."""
+    from gymnasium.vector import AutoresetMode
+
+    handed, ended = vector_masks(getattr(AutoresetMode, mode), 100)
+    assert ended >= 3
+    assert all(mask.any() for mask in handed)

@@ -29,7 +29,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from maumau.bots import Bot, make_bot
-from maumau.env.actions import ACTION_COUNT
+from maumau.env.actions import ACTION_COUNT, PASS
 from maumau.env.encoding import OBS_SIZE, Vector, encode
 from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
@@ -99,10 +99,10 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         index = int(action)
         if index not in session.legal():
             # PettingZoo's classic convention: an illegal action ends the game, -1
-            self._mask[:] = 0
+            self._illegal = True
+            self._end_mask()
             info = self._info()
             info["illegal_action"] = index
-            self._illegal = True
             return encode(session.view(self.seat)), -1.0, True, False, info
         rewards = session.step(index)
         reward = self._carry + (0.0 if rewards is None else rewards[self.seat])
@@ -143,10 +143,20 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
 
     def _observe(self) -> Vector:
         session = self.session
-        self._mask[:] = 0
-        if not session.finished and not session.truncated:
+        if session.finished or session.truncated:
+            self._end_mask()
+        else:
+            self._mask[:] = 0
             self._mask[list(session.legal())] = 1
         return encode(session.view(self.seat))
+
+    def _end_mask(self) -> None:
+        """The mask once the game is over: ``pass`` only, never all zeros, because
+        Gymnasium's default vector autoreset (``NEXT_STEP``) hands the policy this
+        mask with the final observation and ignores the action it picks (a masked
+        policy cannot sample from an empty mask).  Stepping a finished game raises."""
+        self._mask[:] = 0
+        self._mask[PASS] = 1
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy()}
