@@ -8,9 +8,9 @@ import random
 import pytest
 
 gymnasium = pytest.importorskip(
-    "gymnasium", reason="the rl extra is not installed (pip install maumau[rl])"
+    "gymnasium", reason="the rl extra is not installed (uv sync --extra rl)"
 )
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
@@ -212,3 +212,16 @@ def test_vector_autoreset_never_hands_the_policy_an_all_zero_mask(mode: str) -> 
     handed, ended = vector_masks(getattr(AutoresetMode, mode), 100)
     assert ended >= 3
     assert all(mask.any() for mask in handed)
+
+
+def test_openspiels_ismcts_can_be_an_opponent() -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)")
+    from maumau.env.spiel_bot import SpielIsmctsBot
+
+    env = MauMauGym(rules={"preset": "standard", "hand_size": 3}, opponents=("ismcts:4", "easy"))
+    first = play(env, seed=3)
+    assert isinstance(env.bots[1], SpielIsmctsBot)
+    assert env.session.game.finished
+    assert play(env, seed=3) == first  # seeded from reset(seed) like the other bots
+    with pytest.raises(ValueError, match="ismcts:N with N >= 1"):
+        MauMauGym(opponents=("ismcts:x",))

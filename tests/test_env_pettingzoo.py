@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("pettingzoo", reason="the rl extra is not installed (pip install maumau[rl])")
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+pytest.importorskip("pettingzoo", reason="the rl extra is not installed (uv sync --extra rl)")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from pettingzoo.test import api_test, parallel_api_test, render_test, seed_test  # noqa: E402
 

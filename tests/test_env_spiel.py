@@ -7,8 +7,10 @@ import random
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed")
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)"
+)
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 

@@ -1,6 +1,7 @@
 """Mau Mau as a research environment: PettingZoo, Gymnasium and OpenSpiel.
 
-Install the optional extra (``pip install maumau[rl]``; OpenSpiel is ``open-spiel``):
+Install the optional extras from the checkout (``uv sync --extra rl --extra spiel``, or
+``pip install ".[rl,spiel]"``; ``spiel`` is OpenSpiel's ``open-spiel``):
 
 * :mod:`maumau.env.maumau_v0` -- the PettingZoo AEC environment (``env``, ``raw_env``;
   ``parallel_env``: PettingZoo's turn-based conversion, only the agent to move acts);

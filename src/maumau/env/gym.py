@@ -35,12 +35,35 @@ from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
 ENV_ID = "maumau/MauMau-v0"
+#: the simulations per decision of an ``ismcts`` opponent without ``:N``
+ISMCTS_SIMULATIONS = 200
+
+
+def make_opponent(level: str, seed: int | None = None) -> Bot:
+    """A bot of ``level``: one of :func:`maumau.bots.make_bot`'s, or ``ismcts`` /
+    ``ismcts:N``, OpenSpiel's ISMCTS with ``N`` simulations per decision
+    (:mod:`maumau.env.spiel_bot`, which needs the ``spiel`` extra)."""
+    name, _, budget = level.partition(":")
+    if name != "ismcts":
+        return make_bot(level, seed)
+    if budget and (not budget.isdigit() or int(budget) < 1):
+        raise ValueError(f"bot level {level!r}: ismcts takes a budget as ismcts:N with N >= 1")
+    try:
+        from maumau.env.spiel_bot import ismcts_agent
+    except ImportError as exc:
+        raise ValueError(
+            f"bot level {level!r} needs OpenSpiel (the spiel extra: uv sync --extra spiel, "
+            f'or pip install ".[spiel]" in the checkout): {exc}'
+        ) from None
+    simulations = int(budget) if budget else ISMCTS_SIMULATIONS
+    return ismcts_agent(simulations, random.Random(seed).getrandbits(63))
 
 
 class MauMauGym(gymnasium.Env[Vector, np.int64]):
     """The learner sits at ``seat``; ``opponents`` names the bot level of every other
-    seat in seat order after it (``random``, ``easy``, ``normal``, ``hard`` or
-    ``hard:N``), so the table has ``len(opponents) + 1`` seats."""
+    seat in seat order after it (``random``, ``easy``, ``normal``, ``hard``,
+    ``hard:N``, or OpenSpiel's ``ismcts`` / ``ismcts:N``), so the table has
+    ``len(opponents) + 1`` seats."""
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (gymnasium's)
 
@@ -57,7 +80,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         self.levels = tuple(opponents)
         players = len(self.levels) + 1
         for level in self.levels:
-            make_bot(level)  # raises ValueError naming a bad level
+            make_opponent(level, 0)  # raises ValueError naming a bad level
         if not 0 <= seat < players:
             raise ValueError(f"seat: must be 0..{players - 1} for {players} players, not {seat!r}")
         check_render_mode(render_mode)
@@ -80,7 +103,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         stream = random.Random(int(self.np_random.integers(0, 2**63 - 1)))
         others = [s for s in range(self.session.n) if s != self.seat]
         self.bots = {
-            s: make_bot(level, seed=stream.getrandbits(63))
+            s: make_opponent(level, seed=stream.getrandbits(63))
             for s, level in zip(others, self.levels, strict=True)
         }
         self._illegal = False
