@@ -43,7 +43,7 @@ def play(env: MauMauGym, seed: int) -> tuple[list[int], float, int]:
         assert mask.any()
         view = env.session.view(env.seat)
         assert env.session.to_move == env.seat
-        assert np.array_equal(observation, encode(view))
+        assert np.array_equal(observation[:OBS_SIZE], encode(view))
         action = int(rng.choice(list(np.flatnonzero(mask))))
         actions.append(action)
         observation, reward, terminated, truncated, info = env.step(action)
@@ -225,3 +225,15 @@ def test_openspiels_ismcts_can_be_an_opponent() -> None:
     assert play(env, seed=3) == first  # seeded from reset(seed) like the other bots
     with pytest.raises(ValueError, match="ismcts:N with N >= 1"):
         MauMauGym(opponents=("ismcts:x",))
+
+
+def test_rules_in_obs_and_the_reward_choice_reach_the_gym_wrapper() -> None:
+    from maumau.env.encoding import RULES_SIZE, encode_rules
+
+    env = MauMauGym(rules="traditional", opponents=("normal",), rules_in_obs=True, reward="outcome")
+    observation, _info = env.reset(seed=2)
+    assert env.observation_space.shape == observation.shape == (OBS_SIZE + RULES_SIZE,)
+    assert np.array_equal(observation[OBS_SIZE:], encode_rules(env.session.rules))
+    check_env(env)
+    _actions, total, rounds = play(env, seed=2)
+    assert rounds >= 2 and total in (-1.0, 1.0)  # the outcome only, however many rounds

@@ -284,3 +284,61 @@ def test_in_the_parallel_api_only_the_seat_to_move_acts() -> None:
         assert sum(rewards.values()) == pytest.approx(0.0)
         steps += 1
     assert env.unwrapped.session.finished and steps > 10
+
+
+def test_rules_in_obs_appends_the_rule_options_and_leaves_the_layout_alone() -> None:
+    from maumau.env.encoding import RULES_SIZE, encode_rules
+
+    plain = maumau_v0.raw_env(rules="penalty-100", players=3)
+    assert plain.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
+    env = maumau_v0.raw_env(rules="penalty-100", players=3, rules_in_obs=True)
+    assert env.observation_space("player_0")["observation"].shape == (OBS_SIZE + RULES_SIZE,)
+    env.reset(seed=3)
+    plain.reset(seed=3)
+    for agent in env.possible_agents:
+        both = env.observe(agent)["observation"]
+        assert np.array_equal(both[:OBS_SIZE], plain.observe(agent)["observation"])
+        assert np.array_equal(both[OBS_SIZE:], encode_rules(env.session.rules))
+    tails = {
+        tuple(encode_rules(maumau_v0.raw_env(rules=r).session.rules))
+        for r in ("standard", "penalty-100", "penalty-150", "traditional", "gamerules", "catch")
+    }
+    assert len(tails) == 6  # every rule set is told apart
+    api_test(maumau_v0.env(rules="traditional", players=3, rules_in_obs=True), num_cycles=40)
+
+
+@pytest.mark.parametrize("reward", ["outcome", "points", "both"])
+def test_the_reward_choice_hands_out_the_outcome_the_points_or_both(reward: str) -> None:
+    env = maumau_v0.env(rules="penalty-100", players=3, reward=reward)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    env.reset(seed=11)
+    rng = random.Random(11)
+    for agent in env.agent_iter():
+        observation, _reward, termination, truncation, _info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(list(np.flatnonzero(observation["action_mask"])))))
+        for a, value in env.unwrapped.rewards.items():
+            returns[a] += value
+        del agent
+    game = env.unwrapped.session.game
+    assert game.winners is not None and len(game.results) >= 2
+    points = [0.0] * 3
+    for result in game.results:
+        for seat, value in enumerate(round_rewards(game.rules, result)):
+            points[seat] += value
+    outcome = game_rewards(3, game.winners)
+    wanted = {
+        "outcome": outcome,
+        "points": points,
+        "both": [p + o for p, o in zip(points, outcome, strict=True)],
+    }[reward]
+    assert [returns[a] for a in env.possible_agents] == pytest.approx(wanted)
+
+
+def test_an_unknown_reward_choice_is_named() -> None:
+    with pytest.raises(
+        ValueError, match="reward: 'score' is not one of 'outcome', 'points', 'both'"
+    ):
+        maumau_v0.env(reward="score")

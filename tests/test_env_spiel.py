@@ -289,3 +289,29 @@ def test_the_observation_types_choose_the_named_pieces() -> None:
             row = everyone.dict["hands"][k]  # type: ignore[attr-defined]
             assert sum(1 << int(c) for c in np.flatnonzero(row)) == hands[(seat + k) % 3]
         assert not everyone.dict["hands"][3:].any()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("reward", ["outcome", "points", "both"])
+def test_the_reward_choice_is_the_same_as_in_pettingzoo(reward: str) -> None:
+    from maumau.env.rewards import game_rewards, round_rewards
+
+    game = load_game("penalty-100", 2, reward=reward)
+    assert pyspiel.load_game(GAME_NAME, {"rules": "penalty-100", "reward": reward}).reward == reward
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        to_player_node(state, rng)
+        if not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    engine = state.core.game
+    assert len(engine.results) >= 2
+    points = [sum(round_rewards(engine.rules, r)[s] for r in engine.results) for s in range(2)]
+    outcome = game_rewards(2, engine.winners)
+    wanted = {
+        "outcome": outcome,
+        "points": points,
+        "both": [p + o for p, o in zip(points, outcome, strict=True)],
+    }
+    assert state.returns() == pytest.approx(wanted[reward])
+    assert game.min_utility() <= min(state.returns()) <= max(state.returns()) <= game.max_utility()

@@ -30,7 +30,7 @@ from gymnasium import spaces
 
 from maumau.bots import Bot, make_bot
 from maumau.env.actions import ACTION_COUNT, PASS
-from maumau.env.encoding import OBS_SIZE, Vector, encode
+from maumau.env.encoding import OBS_SIZE, RULES_SIZE, Vector, encode_rules, encode_with
 from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
@@ -74,6 +74,8 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         seat: int = 0,
         render_mode: str | None = None,
         max_steps: int = MAX_STEPS,
+        rules_in_obs: bool = False,
+        reward: str = "both",
     ) -> None:
         if isinstance(opponents, str):
             raise ValueError(f"opponents: give a sequence of bot levels, not {opponents!r}")
@@ -84,10 +86,13 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         if not 0 <= seat < players:
             raise ValueError(f"seat: must be 0..{players - 1} for {players} players, not {seat!r}")
         check_render_mode(render_mode)
-        self.session = Session(rules, players, max_steps)
+        self.session = Session(rules, players, max_steps, reward)
         self.seat = seat
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        #: the rule options appended to every observation (``rules_in_obs=True``)
+        self._rules_tail = encode_rules(self.session.rules) if rules_in_obs else None
+        size = OBS_SIZE + (RULES_SIZE if rules_in_obs else 0)
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(ACTION_COUNT)
         self.bots: dict[int, Bot] = {}
         self._mask = np.zeros(ACTION_COUNT, dtype=np.int8)
@@ -126,7 +131,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             self._end_mask()
             info = self._info()
             info["illegal_action"] = index
-            return encode(session.view(self.seat)), -1.0, True, False, info
+            return encode_with(session.view(self.seat), self._rules_tail), -1.0, True, False, info
         rewards = session.step(index)
         reward = self._carry + (0.0 if rewards is None else rewards[self.seat])
         self._carry = 0.0
@@ -171,7 +176,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         else:
             self._mask[:] = 0
             self._mask[list(session.legal())] = 1
-        return encode(session.view(self.seat))
+        return encode_with(session.view(self.seat), self._rules_tail)
 
     def _end_mask(self) -> None:
         """The mask once the game is over: ``pass`` only, never all zeros, because

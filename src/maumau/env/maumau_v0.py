@@ -15,9 +15,11 @@ action space              ``Discrete(145)``, see :mod:`maumau.env.actions`
 observation space         ``Dict(observation=Box(0, 1, (364,), float32),
                           action_mask=Box(0, 1, (145,), int8))``, see
                           :mod:`maumau.env.encoding`; the mask is all zeros for every
-                          agent but the one to move
+                          agent but the one to move; ``rules_in_obs=True`` appends the
+                          rule options (``Box(0, 1, (386,))``)
 rewards                   at the end of each round and of the game, see
-                          :mod:`maumau.env.rewards`
+                          :mod:`maumau.env.rewards`; ``reward="outcome"`` or
+                          ``"points"`` hands out one part only (default ``"both"``)
 episode                   one whole game under the rules (several rounds when the
                           scoring mode says so); truncated after ``max_steps`` actions
 parallel API              ``parallel_env()``: PettingZoo's turn-based conversion
@@ -42,7 +44,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from maumau.engine.cards import CODES, SUITS
 from maumau.env.actions import ACTION_COUNT
-from maumau.env.encoding import OBS_SIZE, encode
+from maumau.env.encoding import OBS_SIZE, RULES_SIZE, encode_rules, encode_with
 from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
@@ -83,11 +85,16 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         players: int = 2,
         render_mode: str | None = None,
         max_steps: int = MAX_STEPS,
+        rules_in_obs: bool = False,
+        reward: str = "both",
     ) -> None:
-        EzPickle.__init__(self, rules, players, render_mode, max_steps)
+        EzPickle.__init__(self, rules, players, render_mode, max_steps, rules_in_obs, reward)
         super().__init__()
         check_render_mode(render_mode)
-        self.session = Session(rules, players, max_steps)
+        self.session = Session(rules, players, max_steps, reward)
+        #: the rule options appended to every observation (``rules_in_obs=True``)
+        self._rules_tail = encode_rules(self.session.rules) if rules_in_obs else None
+        size = OBS_SIZE + (RULES_SIZE if rules_in_obs else 0)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agents = self.possible_agents[:]
@@ -96,7 +103,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
                     "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
                 }
             )
@@ -135,7 +142,10 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         mask = np.zeros(ACTION_COUNT, dtype=np.int8)
         if seat == session.to_move and not self.terminations.get(agent, True):
             mask[list(session.legal())] = 1
-        return {"observation": encode(session.view(seat)), "action_mask": mask}
+        return {
+            "observation": encode_with(session.view(seat), self._rules_tail),
+            "action_mask": mask,
+        }
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection

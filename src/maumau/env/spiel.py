@@ -10,15 +10,16 @@ Public names (kept stable for other tools): :data:`GAME_NAME`, :func:`load_game`
 
 * Parameters: ``rules`` (a rule set of :data:`maumau.env.session.RULE_SETS`),
   ``players`` (2-8, as the deck allows), ``options`` (a JSON object of option keys
-  applied over the rule set, e.g. ``'{"ace_skips": true}'``).
+  applied over the rule set, e.g. ``'{"ace_skips": true}'``), ``reward``.
 * Actions: the 145 indices of :mod:`maumau.env.actions`.  Chance outcomes are card
   ints (0..51): every card dealt (seat 0's hand first, then seat 1's, ..., then the
   start card) and every card drawn is a chance node, uniform over the cards it can be
   (the draw pile as a set, or after a reshuffle the cards that were under the top card;
   see :mod:`maumau.env.draws`).  Each round of a multi-round game is dealt the same way.
 * Returns: the game's outcome as :func:`maumau.env.rewards.game_rewards` gives it
-  (zero-sum, terminal); a game still running after ``MAX_STEPS`` decisions ends as a
-  draw (all 0).
+  (zero-sum, terminal); ``reward`` ("outcome", the default; "points"; "both") chooses
+  as in the PettingZoo and Gymnasium environments, all at the end.  A game still
+  running after ``MAX_STEPS`` decisions ends as a draw (all 0).
 * Observation tensor: :func:`maumau.env.encoding.encode` (364 floats);
   information-state tensor: :func:`maumau.env.encoding.encode_info` (the same plus the
   last 8 public log entries).  The information-state string is the seat's hand, the
@@ -44,12 +45,12 @@ from maumau.engine.cards import CODES, deck_cards
 from maumau.engine.game import DealtRound
 from maumau.env.actions import ACTION_COUNT, Legal, describe, legal_indices
 from maumau.env.draws import Arranger, Segment, arrange, plan_draws
-from maumau.env.rewards import game_rewards
+from maumau.env.rewards import check_reward, game_rewards, points_bound, round_rewards
 from maumau.env.session import MAX_STEPS, RULE_SETS, resolve_rules
 from maumau.env.spiel_observer import MauMauObserver
 
 GAME_NAME = "python_maumau"
-_DEFAULTS: dict[str, Any] = {"rules": "standard", "players": 2, "options": ""}
+_DEFAULTS: dict[str, Any] = {"rules": "standard", "players": 2, "options": "", "reward": "outcome"}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -89,12 +90,17 @@ class MauMauGame(pyspiel.Game):  # type: ignore[misc]
         self.rules = resolve_rules(spec)
         self.players = int(params["players"])
         self.rules.check_players(self.players)
+        #: what returns() gives: "outcome" (the default), "points" or "both"
+        self.reward = check_reward(params["reward"])
+        bound = (0.0 if self.reward == "points" else 1.0) + (
+            0.0 if self.reward == "outcome" else points_bound(self.rules)
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,
             max_chance_outcomes=52,
             num_players=self.players,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=-bound,
+            max_utility=bound,
             utility_sum=0.0,
             max_game_length=MAX_STEPS,
         )
@@ -276,10 +282,20 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         return describe(action)
 
     def returns(self) -> list[float]:
-        game = self.core.game
+        core = self.core
+        game = core.game
         if not game.finished or game.winners is None:
-            return [0.0] * self.core.n
-        return game_rewards(self.core.n, game.winners)
+            return [0.0] * core.n
+        reward = self.get_game().reward
+        total = [0.0] * core.n
+        if reward != "outcome":
+            for result in game.results:
+                for seat, value in enumerate(round_rewards(core.rules, result)):
+                    total[seat] += value
+        if reward != "points":
+            for seat, value in enumerate(game_rewards(core.n, game.winners)):
+                total[seat] += value
+        return total
 
     def __str__(self) -> str:
         game = self.core.game
@@ -349,9 +365,12 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         return state
 
 
-def load_game(rules: str = "standard", players: int = 2, **options: Any) -> MauMauGame:
-    """``python_maumau`` for a rule set (and option keys over it) and a player count."""
-    params: dict[str, Any] = {"rules": rules, "players": players}
+def load_game(
+    rules: str = "standard", players: int = 2, reward: str = "outcome", **options: Any
+) -> MauMauGame:
+    """``python_maumau`` for a rule set (and option keys over it), a player count and
+    what ``returns()`` gives (``reward``: "outcome", "points" or "both")."""
+    params: dict[str, Any] = {"rules": rules, "players": players, "reward": reward}
     if options:
         params["options"] = json.dumps(options)
     game: MauMauGame = pyspiel.load_game(GAME_NAME, params)
