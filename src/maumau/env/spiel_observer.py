@@ -170,8 +170,10 @@ class MauMauObserver:
             parts.append(f"totals {game.totals}")
             return " ".join(parts)
         hand = " ".join(str(c) for c in view.hand)
-        hands = " | ".join(
-            " ".join(str(c) for c in cards_of(h)) for h in state.core.game.round.hands
+        hands = (
+            " | ".join(" ".join(str(c) for c in cards_of(h)) for h in game.round.hands)
+            if self.everyone
+            else ""
         )
         if self.perfect_recall:
             if self.public:
