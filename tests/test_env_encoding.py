@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from maumau.engine import Game, Layout, parse_action  # noqa: E402
 from maumau.engine.cards import CODES, parse_card  # noqa: E402

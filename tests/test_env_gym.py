@@ -8,13 +8,13 @@ import random
 import pytest
 
 gymnasium = pytest.importorskip(
-    "gymnasium", reason="the rl extra is not installed (pip install maumau[rl])"
+    "gymnasium", reason="the rl extra is not installed (uv sync --extra rl)"
 )
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-from maumau.env.actions import ACTION_COUNT  # noqa: E402
+from maumau.env.actions import ACTION_COUNT, PASS  # noqa: E402
 from maumau.env.encoding import OBS_SIZE, encode  # noqa: E402
 from maumau.env.gym import ENV_ID, MauMauGym  # noqa: E402
 
@@ -43,13 +43,13 @@ def play(env: MauMauGym, seed: int) -> tuple[list[int], float, int]:
         assert mask.any()
         view = env.session.view(env.seat)
         assert env.session.to_move == env.seat
-        assert np.array_equal(observation, encode(view))
+        assert np.array_equal(observation[:OBS_SIZE], encode(view))
         action = int(rng.choice(list(np.flatnonzero(mask))))
         actions.append(action)
         observation, reward, terminated, truncated, info = env.step(action)
         total += reward
         done = terminated or truncated
-    assert not env.action_masks().any()
+    assert np.flatnonzero(env.action_masks()).tolist() == [PASS]  # never all zeros
     return actions, total, len(env.session.game.results)
 
 
@@ -152,3 +152,88 @@ def test_a_round_the_bots_end_before_the_learners_first_move_still_counts(
     _observation, reward, _terminated, _truncated, _info = env.step(action)
     assert len(game.results) == 1  # no other round ended meanwhile (fixed seeds)
     assert reward == pytest.approx(carried)
+
+
+def test_human_rendering_passes_check_env_and_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    check_env(MauMauGym(opponents=("normal",), render_mode="human"))
+    env = MauMauGym(opponents=("easy", "normal"), render_mode="human")
+    env.reset(seed=2)
+    assert env.render() is None
+    assert "seat 0 holds" in capsys.readouterr().out
+
+
+def test_sb3s_rgb_array_probe_falls_back_to_no_render_mode() -> None:
+    """What Stable-Baselines3's ``make_vec_env`` does with an environment id: try
+    ``render_mode="rgb_array"``, and on ``TypeError`` make it without."""
+
+    def sb3_make(**kwargs: object) -> gymnasium.Env:  # type: ignore[type-arg]
+        try:
+            return gymnasium.make(ENV_ID, render_mode="rgb_array", **kwargs)
+        except TypeError:
+            return gymnasium.make(ENV_ID, **kwargs)
+
+    env = sb3_make(opponents=("normal",))
+    assert env.render_mode is None
+    observation, _info = env.reset(seed=1)
+    assert observation.shape == (OBS_SIZE,)
+
+
+def vector_masks(mode: object, steps: int) -> tuple[list[np.ndarray], int]:  # type: ignore[type-arg]
+    """Every mask a masked policy (the first legal action: a play when there is one) is
+    handed by ``make_vec`` under the autoreset
+    ``mode``, and how many episodes ended."""
+    envs = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=3,
+        vectorization_mode="sync",
+        vector_kwargs={"autoreset_mode": mode},
+        opponents=("random",),
+        rules={"preset": "standard", "hand_size": 3},
+    )
+    _observations, infos = envs.reset(seed=5)
+    handed, ended = [], 0
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        handed.extend(masks)
+        actions = [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in masks]
+        _observations, _rewards, terminations, truncations, infos = envs.step(np.array(actions))
+        ended += int(np.sum(terminations | truncations))
+    envs.close()
+    return handed, ended
+
+
+@pytest.mark.parametrize("mode", ["NEXT_STEP", "SAME_STEP"])
+def test_vector_autoreset_never_hands_the_policy_an_all_zero_mask(mode: str) -> None:
+    """Gymnasium's default autoreset (``NEXT_STEP``) hands the policy the final
+    observation's mask and ignores the action it picks: that mask holds ``pass`` only,
+    so a masked policy can always sample; ``SAME_STEP`` hands it the next game's."""
+    from gymnasium.vector import AutoresetMode
+
+    handed, ended = vector_masks(getattr(AutoresetMode, mode), 100)
+    assert ended >= 3
+    assert all(mask.any() for mask in handed)
+
+
+def test_openspiels_ismcts_can_be_an_opponent() -> None:
+    pytest.importorskip("pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)")
+    from maumau.env.spiel_bot import SpielIsmctsBot
+
+    env = MauMauGym(rules={"preset": "standard", "hand_size": 3}, opponents=("ismcts:4", "easy"))
+    first = play(env, seed=3)
+    assert isinstance(env.bots[1], SpielIsmctsBot)
+    assert env.session.game.finished
+    assert play(env, seed=3) == first  # seeded from reset(seed) like the other bots
+    with pytest.raises(ValueError, match="ismcts:N with N >= 1"):
+        MauMauGym(opponents=("ismcts:x",))
+
+
+def test_rules_in_obs_and_the_reward_choice_reach_the_gym_wrapper() -> None:
+    from maumau.env.encoding import RULES_SIZE, encode_rules
+
+    env = MauMauGym(rules="traditional", opponents=("normal",), rules_in_obs=True, reward="outcome")
+    observation, _info = env.reset(seed=2)
+    assert env.observation_space.shape == observation.shape == (OBS_SIZE + RULES_SIZE,)
+    assert np.array_equal(observation[OBS_SIZE:], encode_rules(env.session.rules))
+    check_env(env)
+    _actions, total, rounds = play(env, seed=2)
+    assert rounds >= 2 and total in (-1.0, 1.0)  # the outcome only, however many rounds

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from maumau.engine import Game  # noqa: E402
 from maumau.engine.game import DealtRound  # noqa: E402
@@ -92,7 +92,7 @@ def test_the_encoding_does_see_the_own_hand() -> None:
 
 
 def test_openspiel_tensors_and_strings_ignore_the_hidden_cards() -> None:
-    pytest.importorskip("pyspiel", reason="open-spiel is not installed")
+    pytest.importorskip("pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)")
     from maumau.env.spiel import load_game
 
     rng = random.Random(4)

@@ -7,8 +7,10 @@ import random
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed")
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)"
+)
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
@@ -181,3 +183,135 @@ def test_ismcts_works_with_openspiels_own_rollouts_too() -> None:
         state.apply_action(action)
         decisions += 1
     assert decisions == 3
+
+
+def test_resampling_for_another_seat_does_not_keep_the_card_the_drawer_just_drew() -> None:
+    """After seat 0 draws (and may play the card), seat 1 has not seen that card: its
+    samples deal it like every other unseen card (the drawer keeps a drawn card, a
+    sampled one, so the drawer's options stay well formed)."""
+    game = load_game("standard", 2)
+    rng = random.Random(4)
+    state = game.new_initial_state()
+    while True:  # to a position where a seat has just drawn and may play the card
+        to_player_node(state, rng)
+        assert not state.is_terminal()
+        round_ = state.core.game.round
+        if round_.drawn >= 0:
+            break
+        legal = state.legal_actions()
+        state.apply_action(DRAW if DRAW in legal else legal[rng.randrange(len(legal))])
+    drawer, card = round_.turn, round_.drawn
+    other = 1 - drawer
+    picks = random.Random(0)
+    kept = 0
+    for _ in range(50):
+        sample = state.resample_from_infostate(other, picks.random)
+        r = sample.core.game.round
+        assert sample.information_state_string(other) == state.information_state_string(other)
+        assert r.hands[drawer].bit_count() == round_.hands[drawer].bit_count()
+        assert r.drawn >= 0 and r.hands[drawer] >> r.drawn & 1
+        kept += r.hands[drawer] >> card & 1
+    assert kept < 50
+    mine = state.resample_from_infostate(drawer, picks.random)  # the drawer knows its card
+    assert mine.core.game.round.drawn == card
+
+
+def observer(public: bool, private: str, recall: bool) -> object:
+    from open_spiel.python.observation import make_observation
+
+    kind = pyspiel.IIGObservationType(
+        public_info=public,
+        perfect_recall=recall,
+        private_info=getattr(pyspiel.PrivateInfoType, private),
+    )
+    return make_observation(load_game("catch", 3), kind)
+
+
+def mid_round_states(rules: str, players: int, count: int) -> list[object]:
+    game = load_game(rules, players)
+    rng = random.Random(6)
+    state = game.new_initial_state()
+    states = [state.clone()]  # a state while the cards are dealt too
+    for _ in range(8):
+        state.apply_action(state.chance_outcomes()[0][0])
+    states.append(state.clone())
+    while len(states) < count and not state.is_terminal():
+        to_player_node(state, rng)
+        if state.is_terminal():
+            break
+        states.append(state.clone())
+        legal = state.legal_actions()
+        state.apply_action(legal[rng.randrange(len(legal))])
+    return states
+
+
+@pytest.mark.parametrize("recall", [False, True])
+def test_a_public_only_observation_is_the_same_for_every_seat_and_holds_no_hand(
+    recall: bool,
+) -> None:
+    public = observer(True, "NONE", recall)
+    assert "hand" not in public.dict and "drawn" not in public.dict  # type: ignore[attr-defined]
+    for state in mid_round_states("catch", 3, 60):
+        tensors, strings = [], []
+        for seat in range(3):
+            public.set_from(state, seat)  # type: ignore[attr-defined]
+            tensors.append(public.tensor.copy())  # type: ignore[attr-defined]
+            strings.append(public.string_from(state, seat))  # type: ignore[attr-defined]
+        assert all(np.array_equal(t, tensors[0]) for t in tensors)
+        assert len(set(strings)) == 1
+        assert "hand" not in strings[0]
+
+
+def test_the_observation_types_choose_the_named_pieces() -> None:
+    from maumau.env.encoding import encode, encode_info
+
+    default = observer(True, "SINGLE_PLAYER", False)
+    names = ["hand", "top", "named", "drawn", "discard", "step", "scalars", "seats"]
+    assert list(default.dict) == names  # type: ignore[attr-defined]
+    info = observer(True, "SINGLE_PLAYER", True)
+    assert list(info.dict) == [*names, "history"]  # type: ignore[attr-defined]
+    private = observer(False, "SINGLE_PLAYER", False)
+    assert list(private.dict) == ["hand", "drawn"]  # type: ignore[attr-defined]
+    everyone = observer(True, "ALL_PLAYERS", False)
+    assert everyone.dict["hands"].shape == (8, 52)  # type: ignore[attr-defined]
+    for state in mid_round_states("catch", 3, 40)[2:]:
+        seat = state.current_player()  # type: ignore[attr-defined]
+        view = state.view(seat)  # type: ignore[attr-defined]
+        default.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.array_equal(default.tensor, encode(view))  # type: ignore[attr-defined]
+        info.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.array_equal(info.tensor, encode_info(view))  # type: ignore[attr-defined]
+        private.set_from(state, seat)  # type: ignore[attr-defined]
+        assert np.flatnonzero(private.dict["hand"]).tolist() == [int(c) for c in view.hand]  # type: ignore[attr-defined]
+        everyone.set_from(state, seat)  # type: ignore[attr-defined]
+        hands = state.core.game.round.hands  # type: ignore[attr-defined]
+        for k in range(3):
+            row = everyone.dict["hands"][k]  # type: ignore[attr-defined]
+            assert sum(1 << int(c) for c in np.flatnonzero(row)) == hands[(seat + k) % 3]
+        assert not everyone.dict["hands"][3:].any()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("reward", ["outcome", "points", "both"])
+def test_the_reward_choice_is_the_same_as_in_pettingzoo(reward: str) -> None:
+    from maumau.env.rewards import game_rewards, round_rewards
+
+    game = load_game("penalty-100", 2, reward=reward)
+    assert pyspiel.load_game(GAME_NAME, {"rules": "penalty-100", "reward": reward}).reward == reward
+    rng = random.Random(5)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        to_player_node(state, rng)
+        if not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.randrange(len(legal))])
+    engine = state.core.game
+    assert len(engine.results) >= 2
+    points = [sum(round_rewards(engine.rules, r)[s] for r in engine.results) for s in range(2)]
+    outcome = game_rewards(2, engine.winners)
+    wanted = {
+        "outcome": outcome,
+        "points": points,
+        "both": [p + o for p, o in zip(points, outcome, strict=True)],
+    }
+    assert state.returns() == pytest.approx(wanted[reward])
+    assert game.min_utility() <= min(state.returns()) <= max(state.returns()) <= game.max_utility()

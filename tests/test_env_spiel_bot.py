@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="open-spiel is not installed")
-np = pytest.importorskip("numpy", reason="the rl extra is not installed (pip install maumau[rl])")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="open-spiel is not installed (uv sync --extra spiel)"
+)
+np = pytest.importorskip("numpy", reason="the rl extra is not installed (uv sync --extra rl)")
 
 from maumau.bots import Bot, make_bot  # noqa: E402
 from maumau.bots.match import play_match  # noqa: E402

@@ -59,7 +59,8 @@ def _spiel_ismcts(arg: str, seed: int, rollouts: str = "heuristic") -> Bot:
         module = importlib.import_module(SPIEL_MODULE)
     except ImportError as exc:
         raise AgentUnavailable(
-            f"ismcts needs {SPIEL_MODULE} and pyspiel (pip install maumau[rl]): {exc}"
+            f"ismcts needs {SPIEL_MODULE} and pyspiel (the spiel extra: uv sync --extra spiel, "
+            f'or pip install ".[spiel]" in the checkout): {exc}'
         ) from None
     factory = getattr(module, SPIEL_FACTORY, None)
     if factory is None:

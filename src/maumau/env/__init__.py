@@ -1,9 +1,10 @@
 """Mau Mau as a research environment: PettingZoo, Gymnasium and OpenSpiel.
 
-Install the optional extra (``pip install maumau[rl]``; OpenSpiel is ``open-spiel``):
+Install the optional extras from the checkout (``uv sync --extra rl --extra spiel``, or
+``pip install ".[rl,spiel]"``; ``spiel`` is OpenSpiel's ``open-spiel``):
 
 * :mod:`maumau.env.maumau_v0` -- the PettingZoo AEC environment (``env``, ``raw_env``;
-  no parallel API: the turn order changes with skips and reversals);
+  ``parallel_env``: PettingZoo's turn-based conversion, only the agent to move acts);
 * :mod:`maumau.env.gym` -- a Gymnasium single-agent wrapper whose other seats are our
   bots (``MauMauGym``, registered as ``maumau/MauMau-v0``);
 * :mod:`maumau.env.spiel` -- the OpenSpiel game ``python_maumau`` (``load_game``);

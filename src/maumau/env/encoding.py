@@ -21,6 +21,10 @@ offset                size   what
 ``SEATS`` 220         8x18   per relative seat, see ``SEAT_*``
 ====================  =====  ==========================================================
 
+With ``rules_in_obs=True`` the environments append :func:`encode_rules`'s
+``RULES_SIZE`` floats (the rule options) after these ``OBS_SIZE``; the layout above is
+unchanged.
+
 Per seat (``SEAT_SIZE`` = 18): present, card count / deck, total / limit (at most 1),
 rounds won / 50, to move, catchable, leads this round, its last action this round
 (play, draw, pass, catch, penalty: 5), the suit of its last play (the named suit for a
@@ -32,8 +36,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from maumau.engine import SeatView
+from maumau.engine import Rules, SeatView
 from maumau.engine.actions import MAX_SEATS
+from maumau.engine.options import CARD_VALUE_SCHEMES, MAU_MODES, SCORING_MODES
 
 HAND, TOP, NAMED, DRAWN, DISCARD, STEP, SCALARS, SEATS = 0, 52, 104, 108, 160, 212, 216, 220
 SEAT_SIZE = 18
@@ -160,3 +165,48 @@ def encode_info(view: SeatView, out: Vector | None = None) -> Vector:
     if ones:
         out[ones] = 1.0
     return out
+
+
+# The rule options (``rules_in_obs=True`` appends them to the observation): a 32-card
+# deck, hand size / 10, draw when able, Sevens draw 3, Sevens stack, Eights skip, Nines
+# reverse, Aces skip, Jack on Jack, the Mau penalty (auto, catch, off: 3), its cards / 5,
+# the scoring (single, penalty, deals, reward: 4), the effective limit / 1000, deals /
+# 50, the Jack's and the Ace's value / 50, traditional card values.
+RULES_SIZE = 22
+
+
+def encode_rules(rules: Rules) -> Vector:
+    """The rule options as ``RULES_SIZE`` floats in [0, 1] (the same for every seat)."""
+    flags = (
+        rules.deck == 32,
+        rules.draw_when_able,
+        rules.seven_draw == 3,
+        rules.seven_stacking,
+        rules.eight_skips,
+        rules.nine_reverses,
+        rules.ace_skips,
+        rules.jack_on_jack,
+    )
+    values = [
+        rules.hand_size / 10.0,
+        *map(float, flags),
+        *(float(rules.mau_penalty == m) for m in MAU_MODES),
+        rules.mau_penalty_cards / 5.0,
+        *(float(rules.scoring == m) for m in SCORING_MODES),
+        rules.effective_limit / 1000.0,
+        rules.deals / 50.0,
+        rules.jack_value / 50.0,
+        rules.ace_value / 50.0,
+        float(rules.card_values == CARD_VALUE_SCHEMES[1]),
+    ]
+    assert len(values) == RULES_SIZE
+    return np.array(values, dtype=np.float32)
+
+
+def encode_with(view: SeatView, tail: Vector | None) -> Vector:
+    """:func:`encode` of ``view``, followed by ``tail`` (the rule options) when given."""
+    if tail is None:
+        return encode(view)
+    out = np.empty(OBS_SIZE + len(tail), dtype=np.float32)
+    out[OBS_SIZE:] = tail
+    return encode(view, out)

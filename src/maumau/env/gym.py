@@ -29,19 +29,43 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from maumau.bots import Bot, make_bot
-from maumau.env.actions import ACTION_COUNT
-from maumau.env.encoding import OBS_SIZE, Vector, encode
+from maumau.env.actions import ACTION_COUNT, PASS
+from maumau.env.encoding import OBS_SIZE, RULES_SIZE, Vector, encode_rules, encode_with
+from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
 ENV_ID = "maumau/MauMau-v0"
+#: the simulations per decision of an ``ismcts`` opponent without ``:N``
+ISMCTS_SIMULATIONS = 200
+
+
+def make_opponent(level: str, seed: int | None = None) -> Bot:
+    """A bot of ``level``: one of :func:`maumau.bots.make_bot`'s, or ``ismcts`` /
+    ``ismcts:N``, OpenSpiel's ISMCTS with ``N`` simulations per decision
+    (:mod:`maumau.env.spiel_bot`, which needs the ``spiel`` extra)."""
+    name, _, budget = level.partition(":")
+    if name != "ismcts":
+        return make_bot(level, seed)
+    if budget and (not budget.isdigit() or int(budget) < 1):
+        raise ValueError(f"bot level {level!r}: ismcts takes a budget as ismcts:N with N >= 1")
+    try:
+        from maumau.env.spiel_bot import ismcts_agent
+    except ImportError as exc:
+        raise ValueError(
+            f"bot level {level!r} needs OpenSpiel (the spiel extra: uv sync --extra spiel, "
+            f'or pip install ".[spiel]" in the checkout): {exc}'
+        ) from None
+    simulations = int(budget) if budget else ISMCTS_SIMULATIONS
+    return ismcts_agent(simulations, random.Random(seed).getrandbits(63))
 
 
 class MauMauGym(gymnasium.Env[Vector, np.int64]):
     """The learner sits at ``seat``; ``opponents`` names the bot level of every other
-    seat in seat order after it (``random``, ``easy``, ``normal``, ``hard`` or
-    ``hard:N``), so the table has ``len(opponents) + 1`` seats."""
+    seat in seat order after it (``random``, ``easy``, ``normal``, ``hard``,
+    ``hard:N``, or OpenSpiel's ``ismcts`` / ``ismcts:N``), so the table has
+    ``len(opponents) + 1`` seats."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 (gymnasium's)
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012 (gymnasium's)
 
     def __init__(
         self,
@@ -50,21 +74,25 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         seat: int = 0,
         render_mode: str | None = None,
         max_steps: int = MAX_STEPS,
+        rules_in_obs: bool = False,
+        reward: str = "both",
     ) -> None:
         if isinstance(opponents, str):
             raise ValueError(f"opponents: give a sequence of bot levels, not {opponents!r}")
         self.levels = tuple(opponents)
         players = len(self.levels) + 1
         for level in self.levels:
-            make_bot(level)  # raises ValueError naming a bad level
+            make_opponent(level, 0)  # raises ValueError naming a bad level
         if not 0 <= seat < players:
             raise ValueError(f"seat: must be 0..{players - 1} for {players} players, not {seat!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: must be None or 'ansi', not {render_mode!r}")
-        self.session = Session(rules, players, max_steps)
+        check_render_mode(render_mode)
+        self.session = Session(rules, players, max_steps, reward)
         self.seat = seat
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32)
+        #: the rule options appended to every observation (``rules_in_obs=True``)
+        self._rules_tail = encode_rules(self.session.rules) if rules_in_obs else None
+        size = OBS_SIZE + (RULES_SIZE if rules_in_obs else 0)
+        self.observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.action_space = spaces.Discrete(ACTION_COUNT)
         self.bots: dict[int, Bot] = {}
         self._mask = np.zeros(ACTION_COUNT, dtype=np.int8)
@@ -80,7 +108,7 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         stream = random.Random(int(self.np_random.integers(0, 2**63 - 1)))
         others = [s for s in range(self.session.n) if s != self.seat]
         self.bots = {
-            s: make_bot(level, seed=stream.getrandbits(63))
+            s: make_opponent(level, seed=stream.getrandbits(63))
             for s, level in zip(others, self.levels, strict=True)
         }
         self._illegal = False
@@ -99,11 +127,11 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
         index = int(action)
         if index not in session.legal():
             # PettingZoo's classic convention: an illegal action ends the game, -1
-            self._mask[:] = 0
+            self._illegal = True
+            self._end_mask()
             info = self._info()
             info["illegal_action"] = index
-            self._illegal = True
-            return encode(session.view(self.seat)), -1.0, True, False, info
+            return encode_with(session.view(self.seat), self._rules_tail), -1.0, True, False, info
         rewards = session.step(index)
         reward = self._carry + (0.0 if rewards is None else rewards[self.seat])
         self._carry = 0.0
@@ -119,9 +147,10 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
             return None
         view = self.session.view(self.seat)
         hand = " ".join(str(c) for c in view.hand)
-        return (
+        return show(
+            self.render_mode,
             f"round {view.round + 1}: top {view.top}, pending {view.pending}, counts "
-            f"{list(view.counts)}, totals {list(view.totals)}; seat {self.seat} holds {hand}"
+            f"{list(view.counts)}, totals {list(view.totals)}; seat {self.seat} holds {hand}",
         )
 
     # --- the bots ------------------------------------------------------------------------
@@ -142,10 +171,20 @@ class MauMauGym(gymnasium.Env[Vector, np.int64]):
 
     def _observe(self) -> Vector:
         session = self.session
-        self._mask[:] = 0
-        if not session.finished and not session.truncated:
+        if session.finished or session.truncated:
+            self._end_mask()
+        else:
+            self._mask[:] = 0
             self._mask[list(session.legal())] = 1
-        return encode(session.view(self.seat))
+        return encode_with(session.view(self.seat), self._rules_tail)
+
+    def _end_mask(self) -> None:
+        """The mask once the game is over: ``pass`` only, never all zeros, because
+        Gymnasium's default vector autoreset (``NEXT_STEP``) hands the policy this
+        mask with the final observation and ignores the action it picks (a masked
+        policy cannot sample from an empty mask).  Stepping a finished game raises."""
+        self._mask[:] = 0
+        self._mask[PASS] = 1
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask.copy()}

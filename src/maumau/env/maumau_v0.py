@@ -15,13 +15,16 @@ action space              ``Discrete(145)``, see :mod:`maumau.env.actions`
 observation space         ``Dict(observation=Box(0, 1, (364,), float32),
                           action_mask=Box(0, 1, (145,), int8))``, see
                           :mod:`maumau.env.encoding`; the mask is all zeros for every
-                          agent but the one to move
+                          agent but the one to move; ``rules_in_obs=True`` appends the
+                          rule options (``Box(0, 1, (386,))``)
 rewards                   at the end of each round and of the game, see
-                          :mod:`maumau.env.rewards`
+                          :mod:`maumau.env.rewards`; ``reward="outcome"`` or
+                          ``"points"`` hands out one part only (default ``"both"``)
 episode                   one whole game under the rules (several rounds when the
                           scoring mode says so); truncated after ``max_steps`` actions
-parallel API              no: the seat to move depends on skips and reversals, which
-                          PettingZoo's AEC-to-parallel conversion cannot express
+parallel API              ``parallel_env()``: PettingZoo's turn-based conversion
+                          (``turn_based_aec_to_parallel``); each step, only the action
+                          of the agent to move (the one with a non-zero mask) counts
 ========================  ===========================================================
 
 Catches are offered to the agent to move (the engine lists them for it); the other
@@ -35,12 +38,14 @@ from typing import Any, ClassVar
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
+from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from maumau.engine.cards import CODES, SUITS
 from maumau.env.actions import ACTION_COUNT
-from maumau.env.encoding import OBS_SIZE, encode
+from maumau.env.encoding import OBS_SIZE, RULES_SIZE, encode_rules, encode_with
+from maumau.env.render import RENDER_MODES, check_render_mode, show
 from maumau.env.session import MAX_STEPS, RulesSpec, Session
 
 AgentID = str
@@ -57,11 +62,18 @@ def env(**kwargs: Any) -> AECEnv[AgentID, Observation, int | None]:
     return wrappers.OrderEnforcingWrapper(inner)
 
 
+def parallel_env(**kwargs: Any) -> ParallelEnv[AgentID, Observation, int | None]:
+    """The parallel API over :func:`env`, by PettingZoo's turn-based conversion: every
+    agent observes each step, only the agent to move acts (the others' actions are
+    ignored); ``infos[agent]["active_agent"]`` names the agent to move next."""
+    return turn_based_aec_to_parallel(env(**kwargs))
+
+
 class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: ignore[misc]
     """The unwrapped environment; ``env()`` is what to use."""
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "maumau_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -73,12 +85,16 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         players: int = 2,
         render_mode: str | None = None,
         max_steps: int = MAX_STEPS,
+        rules_in_obs: bool = False,
+        reward: str = "both",
     ) -> None:
-        EzPickle.__init__(self, rules, players, render_mode, max_steps)
+        EzPickle.__init__(self, rules, players, render_mode, max_steps, rules_in_obs, reward)
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: must be None or 'ansi', not {render_mode!r}")
-        self.session = Session(rules, players, max_steps)
+        check_render_mode(render_mode)
+        self.session = Session(rules, players, max_steps, reward)
+        #: the rule options appended to every observation (``rules_in_obs=True``)
+        self._rules_tail = encode_rules(self.session.rules) if rules_in_obs else None
+        size = OBS_SIZE + (RULES_SIZE if rules_in_obs else 0)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(players)]
         self.agents = self.possible_agents[:]
@@ -87,7 +103,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         self.observation_spaces = {
             a: spaces.Dict(
                 {
-                    "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+                    "observation": spaces.Box(0.0, 1.0, (size,), np.float32),
                     "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), np.int8),
                 }
             )
@@ -126,7 +142,10 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
         mask = np.zeros(ACTION_COUNT, dtype=np.int8)
         if seat == session.to_move and not self.terminations.get(agent, True):
             mask[list(session.legal())] = 1
-        return {"observation": encode(session.view(seat)), "action_mask": mask}
+        return {
+            "observation": encode_with(session.view(seat), self._rules_tail),
+            "action_mask": mask,
+        }
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -154,8 +173,8 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
     # --- rendering ---------------------------------------------------------------------
 
     def render(self) -> str | None:
-        """``render_mode="ansi"``: the table as the seat to move sees it (its hand, the
-        public state of every seat), as text."""
+        """The table as the seat to move sees it (its hand, the public state of every
+        seat), as text: returned with ``render_mode="ansi"``, printed with ``"human"``."""
         if self.render_mode is None:
             return None
         session = self.session
@@ -178,7 +197,7 @@ class raw_env(AECEnv[AgentID, Observation, int | None], EzPickle):  # type: igno
             lines.append(f"{view.players[seat]} holds: {hand}")
         else:
             lines.append(f"game over: winners {list(view.winners or ())}")
-        return "\n".join(lines)
+        return show(self.render_mode, "\n".join(lines))
 
     def close(self) -> None:
         pass

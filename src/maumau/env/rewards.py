@@ -1,6 +1,7 @@
 """Rewards in the scoring mode's terms (docs/research.md, "Rewards").
 
-Both parts are zero-sum over the seats:
+Both parts are zero-sum over the seats; ``reward=`` (:data:`REWARDS`) chooses the
+outcome, the points or both, in every API alike:
 
 * at the end of each round (not in ``single`` scoring, where the game reward says it
   all): ``penalty`` and ``deals`` give each seat minus its penalty points of the round,
@@ -16,6 +17,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from maumau.engine import RoundResult, Rules
+from maumau.engine.cards import deck_cards
+
+#: what an environment hands out (``reward=``): the game's outcome only, the round
+#: points only, or both (docs/research.md, "Rewards")
+REWARDS = ("outcome", "points", "both")
+
+
+def check_reward(reward: str) -> str:
+    """``reward`` if it is one of :data:`REWARDS`, else ``ValueError`` naming them."""
+    if reward not in REWARDS:
+        raise ValueError(f"reward: {reward!r} is not one of {', '.join(map(repr, REWARDS))}")
+    return reward
 
 
 def round_rewards(rules: Rules, result: RoundResult) -> list[float]:
@@ -40,3 +53,16 @@ def game_rewards(n: int, winners: Sequence[int]) -> list[float]:
     win = (n / k - 1.0) / (n - 1)
     lose = -1.0 / (n - 1)
     return [win if seat in winners else lose for seat in range(n)]
+
+
+def points_bound(rules: Rules) -> float:
+    """A bound on the absolute sum of a seat's round rewards over a whole game: a
+    seat's total stays below the limit plus one round's worth of cards (penalty and
+    reward scoring end at the limit), or ``deals`` rounds' worth (``deals``)."""
+    if rules.scoring == "single":
+        return 0.0
+    values = rules.card_value_table()
+    worth = sum(values[c] for c in deck_cards(rules.deck))
+    limit = rules.effective_limit
+    total = rules.deals * worth if rules.scoring == "deals" else limit + worth
+    return total / limit

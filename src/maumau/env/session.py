@@ -15,7 +15,7 @@ from typing import Any
 
 from maumau.engine import Action, Game, Rules, SeatView
 from maumau.env.actions import Legal, describe, legal_indices
-from maumau.env.rewards import game_rewards, round_rewards
+from maumau.env.rewards import check_reward, game_rewards, round_rewards
 
 #: rule sets by name: the engine's presets, and "catch" (standard rules with the
 #: catch penalty for a missing "Mau", docs/rules.md#calling-mau)
@@ -53,8 +53,16 @@ def resolve_rules(rules: RulesSpec) -> Rules:
 class Session:
     """A game of ``players`` seats under ``rules``, played by action indices."""
 
-    def __init__(self, rules: RulesSpec = "standard", players: int = 2, max_steps: int = MAX_STEPS):
+    def __init__(
+        self,
+        rules: RulesSpec = "standard",
+        players: int = 2,
+        max_steps: int = MAX_STEPS,
+        reward: str = "both",
+    ):
         self.rules = resolve_rules(rules)
+        #: what :meth:`step` hands out: "outcome", "points" or "both" (rewards.REWARDS)
+        self.reward = check_reward(reward)
         self.rules.check_players(players)
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise ValueError(f"max_steps: must be a whole number >= 1, not {max_steps!r}")
@@ -63,16 +71,21 @@ class Session:
         #: plays without the due call are offered only in catch mode
         self.silent = self.rules.mau_penalty == "catch"
         self.game = Game(self.rules, [f"player_{i}" for i in range(players)])
-        self.seeds = random.Random(0)
+        #: the seed stream every round is dealt from; ``reset(seed)`` fixes it and a plain
+        #: ``reset()`` continues it (``None`` until the first reset)
+        self.seeds: random.Random | None = None
         self.steps = 0
         self._legal: Legal = {}
         self._legal_version = -1
 
     def reset(self, seed: int | None = None) -> None:
-        """A new game; the same ``seed`` deals the same rounds (``None``: fresh)."""
-        if seed is None:
-            seed = random.SystemRandom().getrandbits(63)
-        self.seeds = random.Random(seed)
+        """A new game; the same ``seed`` deals the same rounds.  ``None`` continues the
+        seed stream of the last seeded reset (as Gymnasium's ``np_random`` does), so a
+        run seeded once replays; before any seed, it starts a stream from the OS."""
+        if seed is not None:
+            self.seeds = random.Random(seed)
+        elif self.seeds is None:
+            self.seeds = random.Random(random.SystemRandom().getrandbits(63))
         self.game = Game(self.rules, self.game.players)
         self.game.deal(self.seeds.getrandbits(63))
         self.steps = 0
@@ -125,11 +138,16 @@ class Session:
         self.steps += 1
         if not game.round_over:
             return None
-        rewards = round_rewards(self.rules, game.results[-1])
+        if self.reward == "outcome":
+            rewards = [0.0] * self.n
+        else:
+            rewards = round_rewards(self.rules, game.results[-1])
         if game.finished:
             assert game.winners is not None
-            for seat, value in enumerate(game_rewards(self.n, game.winners)):
-                rewards[seat] += value
+            if self.reward != "points":
+                for seat, value in enumerate(game_rewards(self.n, game.winners)):
+                    rewards[seat] += value
         else:
+            assert self.seeds is not None  # (a game is dealt by reset first)
             game.deal(self.seeds.getrandbits(63))
         return rewards

@@ -10,19 +10,23 @@ Public names (kept stable for other tools): :data:`GAME_NAME`, :func:`load_game`
 
 * Parameters: ``rules`` (a rule set of :data:`maumau.env.session.RULE_SETS`),
   ``players`` (2-8, as the deck allows), ``options`` (a JSON object of option keys
-  applied over the rule set, e.g. ``'{"ace_skips": true}'``).
+  applied over the rule set, e.g. ``'{"ace_skips": true}'``), ``reward``.
 * Actions: the 145 indices of :mod:`maumau.env.actions`.  Chance outcomes are card
   ints (0..51): every card dealt (seat 0's hand first, then seat 1's, ..., then the
   start card) and every card drawn is a chance node, uniform over the cards it can be
   (the draw pile as a set, or after a reshuffle the cards that were under the top card;
   see :mod:`maumau.env.draws`).  Each round of a multi-round game is dealt the same way.
 * Returns: the game's outcome as :func:`maumau.env.rewards.game_rewards` gives it
-  (zero-sum, terminal); a game still running after ``MAX_STEPS`` decisions ends as a
-  draw (all 0).
+  (zero-sum, terminal); ``reward`` ("outcome", the default; "points"; "both") chooses
+  as in the PettingZoo and Gymnasium environments, all at the end.  A game still
+  running after ``MAX_STEPS`` decisions ends as a draw (all 0).
 * Observation tensor: :func:`maumau.env.encoding.encode` (364 floats);
   information-state tensor: :func:`maumau.env.encoding.encode_info` (the same plus the
   last 8 public log entries).  The information-state string is the seat's hand, the
-  score, and the round's public log with the seat's own draws: exactly what it knows.
+  score, and the round's public log with the seat's own draws: exactly what it knows
+  of the round (imperfect recall across rounds: earlier rounds only by the score).
+  Other observation types (public only, every seat's hand) are
+  :mod:`maumau.env.spiel_observer`'s.
 * ``resample_from_infostate(player, sampler)`` deals the cards ``player`` has not seen
   (every card not in its hand or on the discard pile) at random into the other hands
   and the draw pile, which is what ISMCTS needs.
@@ -34,7 +38,6 @@ import json
 import random
 from typing import Any
 
-import numpy as np
 import pyspiel
 
 from maumau.engine import Action, Game, Layout, Rules, SeatView
@@ -42,12 +45,12 @@ from maumau.engine.cards import CODES, deck_cards
 from maumau.engine.game import DealtRound
 from maumau.env.actions import ACTION_COUNT, Legal, describe, legal_indices
 from maumau.env.draws import Arranger, Segment, arrange, plan_draws
-from maumau.env.encoding import INFO_SIZE, OBS_SIZE, encode, encode_info
-from maumau.env.rewards import game_rewards
+from maumau.env.rewards import check_reward, game_rewards, points_bound, round_rewards
 from maumau.env.session import MAX_STEPS, RULE_SETS, resolve_rules
+from maumau.env.spiel_observer import MauMauObserver
 
 GAME_NAME = "python_maumau"
-_DEFAULTS: dict[str, Any] = {"rules": "standard", "players": 2, "options": ""}
+_DEFAULTS: dict[str, Any] = {"rules": "standard", "players": 2, "options": "", "reward": "outcome"}
 
 GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -87,12 +90,17 @@ class MauMauGame(pyspiel.Game):  # type: ignore[misc]
         self.rules = resolve_rules(spec)
         self.players = int(params["players"])
         self.rules.check_players(self.players)
+        #: what returns() gives: "outcome" (the default), "points" or "both"
+        self.reward = check_reward(params["reward"])
+        bound = (0.0 if self.reward == "points" else 1.0) + (
+            0.0 if self.reward == "outcome" else points_bound(self.rules)
+        )
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,
             max_chance_outcomes=52,
             num_players=self.players,
-            min_utility=-1.0,
-            max_utility=1.0,
+            min_utility=-bound,
+            max_utility=bound,
             utility_sum=0.0,
             max_game_length=MAX_STEPS,
         )
@@ -104,10 +112,11 @@ class MauMauGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> MauMauObserver:
+        """OpenSpiel's observer for ``iig_obs_type`` (default: the observation, public
+        and the player's own, no recall), see :mod:`maumau.env.spiel_observer`."""
         if params:
             raise ValueError(f"observation parameters are not supported; passed {params}")
-        recall = iig_obs_type is None or bool(iig_obs_type.perfect_recall)
-        return MauMauObserver(recall)
+        return MauMauObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
 
 
 class _Core:
@@ -145,6 +154,8 @@ class _Core:
             state = last.state.copy(Arranger())
             game.rounds = [*old.rounds[:-1], DealtRound(last.seed, last.layout, state)]
             game._state = state
+        else:  # (not the list the original deals its first round into)
+            game.rounds = []
         core.game = game
         core.dealing = None if self.dealing is None else self.dealing[:]
         core.chosen = self.chosen[:]
@@ -271,10 +282,20 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         return describe(action)
 
     def returns(self) -> list[float]:
-        game = self.core.game
+        core = self.core
+        game = core.game
         if not game.finished or game.winners is None:
-            return [0.0] * self.core.n
-        return game_rewards(self.core.n, game.winners)
+            return [0.0] * core.n
+        reward = self.get_game().reward
+        total = [0.0] * core.n
+        if reward != "outcome":
+            for result in game.results:
+                for seat, value in enumerate(round_rewards(core.rules, result)):
+                    total[seat] += value
+        if reward != "points":
+            for seat, value in enumerate(game_rewards(core.n, game.winners)):
+                total[seat] += value
+        return total
 
     def __str__(self) -> str:
         game = self.core.game
@@ -317,12 +338,16 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         r = core.game.round
         n = core.n
         fixed = [0] * n
-        if r.drawn >= 0 and r.turn != player_id:  # the card another seat just drew
-            fixed[r.turn] = 1 << r.drawn
-        known = r.hands[player_id] | sum(1 << c for c in r.discard) | sum(fixed)
+        known = r.hands[player_id] | sum(1 << c for c in r.discard)
         unseen = [c for c in deck_cards(core.rules.deck) if not known >> c & 1]
         rng.shuffle(unseen)
         i = 0
+        if r.drawn >= 0 and r.turn != player_id:
+            # another seat just drew a card it may play: unseen by player_id, so a
+            # sampled card takes its place (the drawer still holds a drawn card)
+            r.drawn = unseen[0]
+            fixed[r.turn] = 1 << r.drawn
+            i = 1
         for seat in range(n):
             if seat == player_id:
                 continue
@@ -340,49 +365,12 @@ class MauMauState(pyspiel.State):  # type: ignore[misc]
         return state
 
 
-class MauMauObserver:
-    """Tensors and strings for one seat (OpenSpiel's PyObserver interface)."""
-
-    def __init__(self, perfect_recall: bool) -> None:
-        self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(INFO_SIZE if perfect_recall else OBS_SIZE, np.float32)
-        self.dict = {"observation": self.tensor}
-
-    def set_from(self, state: MauMauState, player: int) -> None:
-        view = state.view(player)
-        if view is None:
-            self.tensor.fill(0.0)
-            for c in state.dealt_to(player):
-                self.tensor[c] = 1.0
-        elif self.perfect_recall:
-            encode_info(view, self.tensor)
-        else:
-            encode(view, self.tensor)
-
-    def string_from(self, state: MauMauState, player: int) -> str:
-        view = state.view(player)
-        if view is None:
-            round_no = state.core.game.round_index + 2
-            cards = " ".join(CODES[c] for c in state.dealt_to(player))
-            return f"p{player} dealing round {round_no}: {cards}; totals {state.core.game.totals}"
-        hand = " ".join(str(c) for c in view.hand)
-        if self.perfect_recall:
-            log = json.dumps(view.log_json(), separators=(",", ":"))
-            return (
-                f"p{player} round {view.round + 1} totals {list(view.totals)} won "
-                f"{list(view.rounds_won)} start {state.start_card()} "
-                f"hand {hand} log {log}"
-            )
-        named = "" if view.named_suit is None else f">{'CDHS'[view.named_suit]}"
-        return (
-            f"p{player} {view.step} hand {hand} top {view.top}{named} pending {view.pending} "
-            f"counts {list(view.counts)} totals {list(view.totals)} to_move {view.to_move}"
-        )
-
-
-def load_game(rules: str = "standard", players: int = 2, **options: Any) -> MauMauGame:
-    """``python_maumau`` for a rule set (and option keys over it) and a player count."""
-    params: dict[str, Any] = {"rules": rules, "players": players}
+def load_game(
+    rules: str = "standard", players: int = 2, reward: str = "outcome", **options: Any
+) -> MauMauGame:
+    """``python_maumau`` for a rule set (and option keys over it), a player count and
+    what ``returns()`` gives (``reward``: "outcome", "points" or "both")."""
+    params: dict[str, Any] = {"rules": rules, "players": players, "reward": reward}
     if options:
         params["options"] = json.dumps(options)
     game: MauMauGame = pyspiel.load_game(GAME_NAME, params)
