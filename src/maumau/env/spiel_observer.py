@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyspiel
 
-from maumau.engine import SeatView
+from maumau.engine import Game, SeatView
 from maumau.engine.actions import MAX_SEATS
 from maumau.engine.cards import CODES, cards_of
 from maumau.engine.view import entry_json
@@ -51,8 +51,26 @@ from maumau.env.encoding import (
     encode_info,
 )
 
-if TYPE_CHECKING:
-    from maumau.env.spiel import MauMauState
+
+class _Core(Protocol):
+    """The engine's game inside an OpenSpiel state, and its number of players."""
+
+    n: int
+    game: Game
+
+
+class MauMauState(Protocol):
+    """What the observer reads of a :class:`maumau.env.spiel.MauMauState` (a protocol,
+    so that this module does not import the game that imports it)."""
+
+    core: _Core
+
+    def view(self, player: int) -> SeatView | None: ...
+
+    def start_card(self) -> str: ...
+
+    def dealt_to(self, player: int) -> list[int]: ...
+
 
 #: a piece of the tensor: name, shape, and where it comes from in ``encode_info``'s
 #: layout (``None``: not from it)
