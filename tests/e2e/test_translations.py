@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from maumau.engine.options import OPTION_KEYS, PRESETS
+from maumau.engine.options import SCORING_MODES, catalogue
 from maumau.server.chat import REACTIONS
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "maumau" / "web"
@@ -69,19 +69,14 @@ def used_keys() -> set[str]:
 def key_families() -> set[str]:
     """Keys the JS builds from values: options, presets, levels, suits, ranks..."""
     keys = {"opt.on", "opt.off"}
-    choices = {
-        "deck": (52, 32),
-        "seven_draw": (2, 3),
-        "mau_penalty": ("auto", "catch", "off"),
-        "scoring": ("single", "penalty", "deals", "reward"),
-        "card_values": ("face", "traditional"),
-    }
-    for key in OPTION_KEYS:
+    served = catalogue()  # the options and presets as the client gets them (/options.json)
+    for option in served["options"]:
+        key = option["key"]
         keys |= {f"opt.{key}", f"opt.{key}.help"}
-        keys |= {f"opt.{key}.{v}" for v in choices.get(key, ())}
-    keys |= {f"opt.scoring.{m}.help" for m in choices["scoring"]}
-    for preset in PRESETS:
-        keys |= {f"preset.{preset}", f"preset.{preset}.help"}
+        keys |= {f"opt.{key}.{v}" for v in option.get("values", ())}
+    keys |= {f"opt.scoring.{m}.help" for m in SCORING_MODES}
+    for preset in served["presets"]:
+        keys |= {f"preset.{preset['name']}", f"preset.{preset['name']}.help"}
     keys |= {f"level.{lv}" for lv in ("random", "easy", "normal", "hard")}
     keys |= {f"conn.{c}" for c in ("connecting", "online", "offline", "closed")}
     keys |= {f"suit.name.{s}" for s in "CDHS"}

@@ -18,6 +18,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from tablekit import SIZES, call, draw_and_keep, make_table, pick_language
 
+from maumau.server.config import WEB_DIR
+
 LANGUAGES = ("en", "de", "da", "sv")
 LONG = "W" * 32
 RULES_KEY = "maumau.home.rules"
@@ -123,6 +125,31 @@ def test_the_home_form_fits_its_panel(page: Page, live_server: str, artifacts: P
             check_fits(page, f"home {code} {size_name(size)}")
             if code in ("en", "da"):
                 shot(page, artifacts / f"home-{code}-{size_name(size)}.png")
+
+
+def test_the_form_offers_the_engines_options_and_refuses_one_without_a_label(
+    page: Page, live_server: str
+) -> None:
+    """The options and presets are the engine's (/options.json); the client keeps only
+    their labels, and an option it has no label for (a new rule the language files
+    lack) stops the start, loudly, instead of being shown as its bare key."""
+    served = call(f"{live_server}/options.json", "GET")
+    open_home(page, live_server)
+    offered = page.locator("form.create .option[data-key]").evaluate_all(
+        "(rows) => rows.map((row) => row.dataset.key)"
+    )
+    assert offered == [o["key"] for o in served["options"]]
+    presets = page.locator("input[name='preset']").evaluate_all("(l) => l.map((i) => i.value)")
+    assert presets == [p["name"] for p in served["presets"]]
+
+    served["options"].append({"key": "queen_reverses", "kind": "flag", "default": False})
+    page.route("**/options.json", lambda route: route.fulfill(json=served))
+    said: list[str] = []
+    page.on("console", lambda message: said.append(message.text))
+    page.goto(f"{live_server}/?lang=en")
+    english = json.loads((WEB_DIR / "lang" / "en.json").read_text("utf-8"))
+    expect(page.locator("#app")).to_have_text(english["error.start"])
+    assert any("queen_reverses" in text for text in said), said
 
 
 def howto_text(page: Page) -> str:
