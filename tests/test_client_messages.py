@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
+from lab.hostile import protocol as hostile
 from maumau.server import protocol, sockets
 from maumau.server.chat import REACTIONS
 from serverkit import create_table, hello, make_client, receive_until
@@ -43,6 +44,12 @@ def test_the_lists_of_types_are_read_from_the_union() -> None:
     assert sockets.TYPES == protocol.CLIENT_TYPES
     assert tuple(protocol.message_type(m) for m in union) == protocol.CLIENT_TYPES
     assert len(set(protocol.CLIENT_TYPES)) == len(protocol.CLIENT_TYPES)
+
+
+def test_the_hostile_probes_build_types_of_the_union() -> None:
+    """The types the hostile campaign builds messages of are the union's (its "unknown
+    type" is none of the union's: it reads them, as ``KNOWN_TYPES``)."""
+    assert set(hostile.TYPES) <= set(protocol.CLIENT_TYPES)
 
 
 def test_every_example_is_its_type() -> None:
