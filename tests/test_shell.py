@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from maumau.engine import OPTION_KEYS, PRESETS, BadOption, Rules
+from maumau.engine.options import catalogue
 from maumau.server.app import create_app
 from maumau.server.config import WEB_DIR, ServerConfig
 from maumau.server.headers import POLICY
@@ -56,7 +58,8 @@ def test_the_shell_is_every_file_of_the_client_and_nothing_of_the_api(
         for p in WEB_DIR.rglob("*")
         if p.is_file() and not p.name.startswith(".")
     }
-    assert set(files) == on_disk - {"/index.html", "/sw.js"} | {"/"}
+    # and the documents written from the engine at start
+    assert set(files) == on_disk - {"/index.html", "/sw.js"} | {"/", "/options.json"}
     for needed in ("/", "/style.css", "/js/main.js", "/lang/sv.json", "/favicon.svg"):
         assert needed in files
     assert "/manifest.webmanifest" in files and "/icons/maskable-512.png" in files
@@ -132,7 +135,8 @@ def test_the_icons_are_png_of_their_size(client: TestClient) -> None:
 
 def test_files_are_asked_for_again_and_the_api_is_never_stored(client: TestClient) -> None:
     game_id, _ = create_table(client)
-    for path in ("/", "/js/main.js", "/lang/en.json", "/manifest.webmanifest", f"/g/{game_id}"):
+    pages = ("/", "/js/main.js", "/lang/en.json", "/manifest.webmanifest", f"/g/{game_id}")
+    for path in (*pages, "/options.json"):
         reply = client.get(path)
         assert reply.headers["cache-control"] == "no-cache", path
     etag = client.get("/js/main.js").headers["etag"]
@@ -147,3 +151,35 @@ def test_the_policy_allows_the_worker_and_the_manifest_from_this_origin_only() -
     assert rules["worker-src"] == "'self'"
     assert rules["manifest-src"] == "'self'"
     assert rules["default-src"] == "'none'"
+
+
+def test_the_options_document_is_the_engines_catalogue(client: TestClient) -> None:
+    """The client's options, ranges, defaults and presets come from the engine: the
+    document is :func:`catalogue` as it is, and it follows the engine's lists."""
+    reply = client.get("/options.json")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "application/json"
+    served = reply.json()
+    assert served == catalogue()
+    assert [o["key"] for o in served["options"]] == list(OPTION_KEYS)
+    assert [p["name"] for p in served["presets"]] == list(PRESETS)
+    defaults = Rules().to_dict()
+    for option in served["options"]:
+        assert option["default"] == defaults[option["key"]]
+        for value in [*option.get("values", []), option.get("min"), option.get("max")]:
+            if value is not None:  # every value and both ends of a range are allowed
+                assert Rules.from_dict({option["key"]: value}).to_dict()[option["key"]] == value
+        if option["kind"] == "int":
+            with pytest.raises(BadOption):
+                Rules.from_dict({option["key"]: option["max"] + 1})
+    for preset in served["presets"]:
+        assert preset["rules"] == Rules.from_dict({"preset": preset["name"]}).to_dict()
+        assert preset["options"] == PRESETS[preset["name"]]
+
+
+def test_the_version_follows_the_engines_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = Shell.of(WEB_DIR)
+    monkeypatch.setitem(PRESETS, "quick", {"hand_size": 3})
+    after = Shell.of(WEB_DIR)
+    assert after.version != before.version
+    assert b'"quick"' in after.documents["/options.json"]

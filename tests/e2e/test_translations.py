@@ -4,29 +4,34 @@ of keys built from the engine's option keys, presets, levels and error codes).""
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 
 import pytest
 
-from maumau.engine.options import OPTION_KEYS, PRESETS
+from languages import LANGUAGES, LOCALES, WEB, strings
+from maumau.engine.options import SCORING_MODES, catalogue
 from maumau.server.chat import REACTIONS
 
-WEB = Path(__file__).resolve().parents[2] / "src" / "maumau" / "web"
-LANGUAGES = ("en", "de", "da", "sv")
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 
-def strings(code: str) -> dict[str, str]:
-    data: dict[str, str] = json.loads((WEB / "lang" / f"{code}.json").read_text("utf-8"))
-    return data
-
-
 def test_the_picker_offers_exactly_the_language_files() -> None:
-    html = (WEB / "index.html").read_text("utf-8")
-    assert re.findall(r'<option value="(\w+)">', html) == list(LANGUAGES)
+    """The picker in index.html is the one list of languages (i18n.js and the tests read
+    it): each has its file, and a locale for the tests."""
+    assert LANGUAGES[0] == "en"  # the fallback, first
     assert sorted(p.stem for p in (WEB / "lang").glob("*.json")) == sorted(LANGUAGES)
+    assert sorted(LOCALES) == sorted(LANGUAGES)
+    html = (WEB / "index.html").read_text("utf-8")
+    assert re.findall(r'<option value="(\w+)">', html) == list(LANGUAGES)  # no other <select>
+
+
+def test_the_client_reads_the_languages_from_the_picker() -> None:
+    i18n = (WEB / "js" / "i18n.js").read_text("utf-8")
+    assert 'LANGUAGES = [...document.querySelectorAll("#lang-picker option")]' in i18n
+    # and writes no list of its own (the codes quoted one after the other)
+    listed = re.compile(r'"{}",\s*"{}"'.format(*LANGUAGES[:2]))
+    copies = [p.name for p in (WEB / "js").glob("*.js") if listed.search(p.read_text("utf-8"))]
+    assert copies == [], "a copy of the list of languages"
 
 
 @pytest.mark.parametrize("code", LANGUAGES[1:])
@@ -69,19 +74,14 @@ def used_keys() -> set[str]:
 def key_families() -> set[str]:
     """Keys the JS builds from values: options, presets, levels, suits, ranks..."""
     keys = {"opt.on", "opt.off"}
-    choices = {
-        "deck": (52, 32),
-        "seven_draw": (2, 3),
-        "mau_penalty": ("auto", "catch", "off"),
-        "scoring": ("single", "penalty", "deals", "reward"),
-        "card_values": ("face", "traditional"),
-    }
-    for key in OPTION_KEYS:
+    served = catalogue()  # the options and presets as the client gets them (/options.json)
+    for option in served["options"]:
+        key = option["key"]
         keys |= {f"opt.{key}", f"opt.{key}.help"}
-        keys |= {f"opt.{key}.{v}" for v in choices.get(key, ())}
-    keys |= {f"opt.scoring.{m}.help" for m in choices["scoring"]}
-    for preset in PRESETS:
-        keys |= {f"preset.{preset}", f"preset.{preset}.help"}
+        keys |= {f"opt.{key}.{v}" for v in option.get("values", ())}
+    keys |= {f"opt.scoring.{m}.help" for m in SCORING_MODES}
+    for preset in served["presets"]:
+        keys |= {f"preset.{preset['name']}", f"preset.{preset['name']}.help"}
     keys |= {f"level.{lv}" for lv in ("random", "easy", "normal", "hard")}
     keys |= {f"conn.{c}" for c in ("connecting", "online", "offline", "closed")}
     keys |= {f"suit.name.{s}" for s in "CDHS"}

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from lab.hostile.pieces import Pieces
 from lab.hostile.probes import Probe
-from lab.hostile.protocol import CHAT_TYPES, FIELDS, FRAME_LIMIT, MESSAGE_LIMIT, TYPES
+from lab.hostile.protocol import FIELDS, FRAME_LIMIT, KNOWN_TYPES, MESSAGE_LIMIT, TYPES
 from lab.hostile.values import (
     BINARY_SAMPLES,
     NOT_JSON,
@@ -70,8 +70,7 @@ class Messages(Pieces):
             named = draw(st.booleans())
             if named:
                 kind: Any = draw(
-                    st.sampled_from(OTHER_TYPES)
-                    | TEXT.filter(lambda t: t not in TYPES + CHAT_TYPES)
+                    st.sampled_from(OTHER_TYPES) | TEXT.filter(lambda t: t not in KNOWN_TYPES)
                 )
                 expect = ("unknown_type",)
             else:

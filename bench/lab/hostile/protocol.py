@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from lab.paths import ROOT
+from maumau.server.protocol import CLIENT_TYPES
 
 PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 
@@ -17,9 +18,10 @@ FRAME_LIMIT = 64 * 1024
 #: the HTTP body limit (app.MAX_BODY)
 BODY_LIMIT = 64 * 1024
 
+#: the client message types the probes make (the four of play)
 TYPES = ("hello", "action", "ping", "ready")
-#: the chat's message types (the probes make none of them; no unknown type is one)
-CHAT_TYPES = ("chat", "react", "set_chat")
+#: every client message type, from the server's one list of them: no unknown type is one
+KNOWN_TYPES = CLIENT_TYPES
 FIELDS = ("type", "token", "version", "action_id", "action", "seat", "game_id", "code")
 ACTION_KEYS = ("seat", "play", "draw", "pass", "catch", "suit", "call")
 VERBS = ("play", "draw", "pass", "catch")

@@ -3,13 +3,15 @@
 The keys are the stable option keys of the rule book (docs/rules.md#options);
 :meth:`Rules.from_dict` refuses unknown keys and bad values with a :class:`BadOption` that
 names the key and what is allowed, and :meth:`Rules.to_dict` writes the same keys back.
+:data:`OPTIONS` says what each key takes and :data:`PRESETS` names the presets: the one
+list of both, which :func:`catalogue` gives to the browser client (``/options.json``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Literal
 
 from maumau.engine.errors import BadOption
 
@@ -59,11 +61,11 @@ class Rules:
         for key, value in options.items():
             if key == "preset":
                 continue
-            if key not in _CHECKS:
+            if key not in _BY_KEY:
                 raise BadOption(
-                    f"unknown option key {key!r}; the keys are: {', '.join(sorted(_CHECKS))}"
+                    f"unknown option key {key!r}; the keys are: {', '.join(sorted(_BY_KEY))}"
                 )
-            values[key] = _CHECKS[key](key, value)
+            values[key] = _BY_KEY[key].check(value)
         return replace(base, **values)
 
     @classmethod
@@ -122,50 +124,79 @@ class Rules:
         return tuple(per_rank[c % 13] for c in range(52))
 
 
-def _int_range(low: int, high: int) -> Any:
-    def check(key: str, value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-            raise BadOption(f"{key}: must be a whole number from {low} to {high}, not {value!r}")
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option key and the values it takes: a flag (true or false), a choice of
+    ``values``, or a whole number from ``low`` to ``high``."""
+
+    key: str
+    kind: Literal["flag", "choice", "int"]
+    values: tuple[Any, ...] = ()
+    low: int = 0
+    high: int = 0
+
+    def check(self, value: object) -> Any:
+        """``value`` if this option takes it, else :class:`BadOption` saying what it takes."""
+        key = self.key
+        if self.kind == "flag":
+            if not isinstance(value, bool):
+                raise BadOption(f"{key}: must be true or false, not {value!r}")
+        elif self.kind == "choice":
+            if not any(type(value) is type(a) and value == a for a in self.values):
+                shown = ", ".join(repr(a) if isinstance(a, str) else str(a) for a in self.values)
+                raise BadOption(f"{key}: must be one of {shown}, not {value!r}")
+        elif (
+            isinstance(value, bool)
+            or not isinstance(value, int)
+            or not self.low <= value <= self.high
+        ):
+            raise BadOption(
+                f"{key}: must be a whole number from {self.low} to {self.high}, not {value!r}"
+            )
         return value
 
-    return check
+    def to_json(self) -> dict[str, Any]:
+        """The option as the catalogue lists it: key, kind and its values or range."""
+        if self.kind == "choice":
+            return {"key": self.key, "kind": self.kind, "values": list(self.values)}
+        if self.kind == "int":
+            return {"key": self.key, "kind": self.kind, "min": self.low, "max": self.high}
+        return {"key": self.key, "kind": self.kind}
 
 
-def _choice(*allowed: Any) -> Any:
-    def check(key: str, value: object) -> Any:
-        if not any(type(value) is type(a) and value == a for a in allowed):
-            shown = ", ".join(repr(a) if isinstance(a, str) else str(a) for a in allowed)
-            raise BadOption(f"{key}: must be one of {shown}, not {value!r}")
-        return value
-
-    return check
+def _flag(key: str) -> Option:
+    return Option(key, "flag")
 
 
-def _flag(key: str, value: object) -> bool:
-    if not isinstance(value, bool):
-        raise BadOption(f"{key}: must be true or false, not {value!r}")
-    return value
+def _choice(key: str, *values: Any) -> Option:
+    return Option(key, "choice", values)
 
 
-_CHECKS: dict[str, Any] = {
-    "deck": _choice(52, 32),
-    "hand_size": _int_range(3, 10),
-    "draw_when_able": _flag,
-    "seven_draw": _choice(2, 3),
-    "seven_stacking": _flag,
-    "eight_skips": _flag,
-    "nine_reverses": _flag,
-    "ace_skips": _flag,
-    "jack_on_jack": _flag,
-    "mau_penalty": _choice(*MAU_MODES),
-    "mau_penalty_cards": _int_range(1, 5),
-    "scoring": _choice(*SCORING_MODES),
-    "limit": _int_range(50, 1000),
-    "deals": _int_range(1, 50),
-    "jack_value": _int_range(0, 50),
-    "ace_value": _int_range(0, 50),
-    "card_values": _choice(*CARD_VALUE_SCHEMES),
-}
+def _int(key: str, low: int, high: int) -> Option:
+    return Option(key, "int", low=low, high=high)
+
+
+#: every option key with the values it takes, in rule-book order
+OPTIONS: tuple[Option, ...] = (
+    _choice("deck", 52, 32),
+    _int("hand_size", 3, 10),
+    _flag("draw_when_able"),
+    _choice("seven_draw", 2, 3),
+    _flag("seven_stacking"),
+    _flag("eight_skips"),
+    _flag("nine_reverses"),
+    _flag("ace_skips"),
+    _flag("jack_on_jack"),
+    _choice("mau_penalty", *MAU_MODES),
+    _int("mau_penalty_cards", 1, 5),
+    _choice("scoring", *SCORING_MODES),
+    _int("limit", 50, 1000),
+    _int("deals", 1, 50),
+    _int("jack_value", 0, 50),
+    _int("ace_value", 0, 50),
+    _choice("card_values", *CARD_VALUE_SCHEMES),
+)
+_BY_KEY = {option.key: option for option in OPTIONS}
 
 #: option keys, in rule-book order
 OPTION_KEYS: tuple[str, ...] = tuple(f.name for f in fields(Rules) if f.name != "preset")
@@ -190,3 +221,18 @@ PRESETS: dict[str, dict[str, Any]] = {
         "limit": 150,
     },
 }
+
+
+def catalogue() -> dict[str, Any]:
+    """The options and presets as data, for clients that offer them (the browser client
+    reads this as ``/options.json``): every option with its kind, values or range and
+    default (``limit`` resolved, as :meth:`Rules.to_dict` gives it), and every preset, in
+    order, with its own keys and every option's value under it."""
+    defaults = Rules().to_dict()
+    return {
+        "options": [{**option.to_json(), "default": defaults[option.key]} for option in OPTIONS],
+        "presets": [
+            {"name": name, "options": own, "rules": Rules.from_preset(name).to_dict()}
+            for name, own in PRESETS.items()
+        ],
+    }

@@ -8,7 +8,7 @@ without the seat (the seat is the one the connection's token holds).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import Field
 
@@ -187,6 +187,8 @@ class Ready(Model):
     type: Literal["ready"]
 
 
+#: every message a client may send: the one list of them (``CLIENT_MESSAGES`` and
+#: ``CLIENT_TYPES`` below, and the parsing and dispatch in ``sockets.py``, read it)
 ClientMessage = Annotated[
     Hello
     | ActionMessage
@@ -370,17 +372,17 @@ SERVER_MESSAGES: tuple[type[Model], ...] = (
     Reaction,
     ChatOptions,
 )
-CLIENT_MESSAGES: tuple[type[Model], ...] = (
-    Hello,
-    ActionMessage,
-    Ping,
-    Ready,
-    AskSeat,
-    WithdrawSeat,
-    AnswerSeat,
-    Chat,
-    React,
-    SetChat,
-)
+#: the client messages' models, in the order of :data:`ClientMessage` (read from it)
+CLIENT_MESSAGES: tuple[type[Model], ...] = get_args(get_args(ClientMessage)[0])
 
-__all__ = ["CLIENT_MESSAGES", "ERROR_CODES", "SERVER_MESSAGES"]
+
+def message_type(model: type[Model]) -> str:
+    """The ``type`` a message model's messages carry (its ``Literal``)."""
+    kind: str = get_args(model.model_fields["type"].annotation)[0]
+    return kind
+
+
+#: the client messages' types, in the same order
+CLIENT_TYPES: tuple[str, ...] = tuple(message_type(m) for m in CLIENT_MESSAGES)
+
+__all__ = ["CLIENT_MESSAGES", "CLIENT_TYPES", "ERROR_CODES", "SERVER_MESSAGES"]

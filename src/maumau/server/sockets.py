@@ -12,7 +12,7 @@ import contextlib
 import json
 import logging
 import re
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from fastapi import WebSocket, WebSocketDisconnect
@@ -29,11 +29,13 @@ from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket, address_key
 from maumau.server.protocol import (
+    CLIENT_TYPES,
     ActionMessage,
     ClientMessage,
     Closed,
     ErrorMessage,
     Hello,
+    Ping,
     Pong,
     Ready,
 )
@@ -57,9 +59,8 @@ BAD_HELLOS = 3
 #: first (its place counted against the address's cap), so that a client that comes
 #: straight back, again and again, is refused at most so many times a second
 TOO_SOON_SECONDS = 1.0
-#: the client messages' types (late friends' and the chat's after the four of play)
-TYPES: tuple[str, ...] = ("hello", "action", "ping", "ready")
-TYPES += ("ask_seat", "withdraw_seat", "answer_seat", "chat", "react", "set_chat")
+#: the client messages' types (read from the message union, protocol.ClientMessage)
+TYPES = CLIENT_TYPES
 
 
 def origin_allowed(ws: WebSocket, config: ServerConfig) -> bool:
@@ -217,8 +218,10 @@ async def receive(
             if not conn.greeted:
                 raise ServerError("hello_required", "send hello first")
             await _chat(referee, conn, message)
-        else:
+        elif isinstance(message, Ping):
             conn.send(Pong())
+        else:  # a new client message in protocol.ClientMessage: mypy asks for its branch
+            assert_never(message)
     except ServerError as exc:
         hub.metrics.refused(exc.code)
         if hello and exc.code in ("bad_token", "seat_removed", "rate_limited"):

@@ -12,7 +12,7 @@ from a11y import violations
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tablekit import SIZES, Table, after_first_round, after_two_deals, call, make_table
 
-LANGUAGES = ("en", "de", "da", "sv")
+from languages import LANGUAGES
 
 
 @pytest.fixture(scope="module")

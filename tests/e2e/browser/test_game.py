@@ -16,7 +16,8 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import box_of, pick_language
 from test_table_layout import TAP_TARGETS
 
-LANGUAGES = ("en", "de", "da", "sv")
+from languages import LANGUAGES
+
 PHONE: ViewportSize = {"width": 360, "height": 740}
 SMALL_PHONE: ViewportSize = {"width": 320, "height": 640}
 DESKTOP: ViewportSize = {"width": 1280, "height": 860}

@@ -6,23 +6,20 @@ notice, the host's prompt, the spectator count and "join the rematch" at three s
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 from tablekit import SIZES, call, game_over, make_table, playing, watch
 
+from languages import LANGUAGES, LOCALES, strings
+
 #: the bot waits this long before a move, and nobody is replaced while away
 SLOW = {"bot_delay_ms": 10_000, "grace_seconds": None, "next_round_seconds": 600}
 
 
-LANG = Path(__file__).resolve().parents[3] / "src" / "maumau" / "web" / "lang"
 #: the watching notice in each language
-NOTICE = {
-    code: json.loads((LANG / f"{code}.json").read_text(encoding="utf-8"))["watch.notice"]
-    for code in ("en", "de", "da", "sv")
-}
+NOTICE = {code: strings(code)["watch.notice"] for code in LANGUAGES}
 #: the notice is on the screen and below the status line and the ticker
 CLEAR = """() => {
   const notice = document.getElementById("watching")?.getBoundingClientRect();
@@ -191,7 +188,8 @@ def test_the_notice_fits_a_phone_in_every_language(
 ) -> None:
     table = make_table(live_server, ["Ana"], "penalty-100", settings=SLOW, bots=1)
     try:
-        for lang, locale in (("de", "de-DE"), ("da", "da-DK"), ("sv", "sv-SE"), ("en", "en-US")):
+        for lang in (*LANGUAGES[1:], "en"):
+            locale = LOCALES[lang]
             ctx = browser.new_context(viewport=SIZES[0], locale=locale)
             table.contexts.append(ctx)
             page = ctx.new_page()

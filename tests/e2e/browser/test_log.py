@@ -12,8 +12,9 @@ import pytest
 from playwright.sync_api import Browser, expect
 from tablekit import SIZES, Seat, State, make_table, pick_language
 
+from languages import LANGUAGES
+
 LANG_DIR = Path(__file__).resolve().parents[3] / "src" / "maumau" / "web" / "lang"
-LANGS = ("en", "de", "da", "sv")
 Action = dict[str, Any]
 
 
@@ -80,7 +81,7 @@ RENDER = """async ([code, entries]) => {
 }"""
 
 
-@pytest.mark.parametrize("code", LANGS)
+@pytest.mark.parametrize("code", LANGUAGES)
 def test_every_entry_says_why_in_each_language(
     browser: Browser, live_server: str, code: str
 ) -> None:
@@ -138,7 +139,7 @@ def test_the_page_log_shows_penalty_reasons_and_the_timer(
     try:
         page = table.open(browser, 0, viewport=SIZES[2])
         log = page.locator("#log")
-        for code in LANGS:
+        for code in LANGUAGES:
             s = strings(code)
             pick_language(page, code)
             # Sven does nothing: the computer moves for him when his time runs out

@@ -16,6 +16,8 @@ from playwright.sync_api import Browser, Page, expect
 from spies import NOTIFICATIONS, VISIBILITY, spied
 from tablekit import SIZES, Table, call, make_table, pick_language, playing, run
 
+from languages import LANGUAGES
+
 QUIET = {"grace_seconds": None, "next_round_seconds": 0}
 LOADED = 240_000  # ms: a whole game on a loaded machine
 PLAIN_TITLE = "Mau Mau — play online with friends"
@@ -186,7 +188,7 @@ def test_the_settings_menu_has_the_sound_switch_and_the_notification_button(
     page.screenshot(path=str(artifacts / name))
 
 
-@pytest.mark.parametrize("lang", ["en", "de", "da", "sv"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_settings_menu_is_translated_and_accessible(
     browser: Browser, table: Table, artifacts: Path, lang: str
 ) -> None:

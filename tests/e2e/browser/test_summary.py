@@ -22,8 +22,8 @@ from tablekit import (
     playing,
 )
 
-LANGUAGES = ("en", "de", "da", "sv")
-LOCALES = {"en": "en-US", "de": "de-DE", "da": "da-DK", "sv": "sv-SE"}
+from languages import LANGUAGES, LOCALES
+
 SERIES_HEADERS = ["Player", "Cards left", "Value", "Round", "Total", "Won"]
 
 

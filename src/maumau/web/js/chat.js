@@ -318,7 +318,7 @@ export class ChatView {
 
   placeBubble(section, place, bubble, fresh) {
     if (bubble.until <= Date.now()) return;
-    let host = null;
+    let host;
     if (place === "spectators") host = section.querySelector(".felt");
     else {
       const seat = Number(place.slice(5));

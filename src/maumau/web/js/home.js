@@ -138,7 +138,7 @@ export function renderHome(root, { showError }) {
     } else if (o.kind === "choice") {
       control = h("select", { id, onchange: (e) => changed(o.key, o.values[e.target.selectedIndex]) },
         o.values.map((v) => h("option", { selected: v === values[o.key] }, t(`opt.${o.key}.${v}`))));
-    } else if (o.kind === "limit") {
+    } else if (o.key === "limit") {
       control = limitControl(id, o);
     } else {
       control = h("input", {

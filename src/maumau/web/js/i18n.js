@@ -1,6 +1,7 @@
 // Translations: /lang/<code>.json holds every UI and rules string of one language.
 
-export const LANGUAGES = ["en", "de", "da", "sv"];
+// The languages: the picker's in index.html, the one list of them (English first).
+export const LANGUAGES = [...document.querySelectorAll("#lang-picker option")].map((o) => o.value);
 const STORE_KEY = "maumau.lang";
 
 let strings = {};

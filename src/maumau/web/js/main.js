@@ -8,6 +8,7 @@ import { LANGUAGES, onLanguage, preferredLanguage, setLanguage, t } from "./i18n
 import { registerWorker } from "./install.js";
 import { myTables } from "./mytables.js";
 import { reachServer } from "./offline.js";
+import { fetchOptions, useOptions } from "./options.js";
 import { showError } from "./toast.js";
 
 const FOUR = "maumau.fourColour";
@@ -40,7 +41,11 @@ async function start() {
   registerWorker();
   setupPicker();
   const wanted = new URLSearchParams(location.search).get("lang");
-  await setLanguage(LANGUAGES.includes(wanted) ? wanted : preferredLanguage(), LANGUAGES.includes(wanted));
+  const [, options] = await Promise.all([
+    setLanguage(LANGUAGES.includes(wanted) ? wanted : preferredLanguage(), LANGUAGES.includes(wanted)),
+    fetchOptions(),
+  ]);
+  useOptions(options); // the engine's options and presets (after the language: their labels)
   loadAnnouncement();
   const root = document.getElementById("app");
   const match = location.pathname.match(/^\/g\/([A-Za-z0-9_-]+)\/?$/);

@@ -97,7 +97,9 @@ export function joinNodes(lists, separator) {
 // Unicode tables differ from the server's), the general sentence is shown.
 
 const MAX_LENGTH = 32;
-const REFUSED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0]/u;
+// (U+17B4 and U+17B5, combining marks, as a range: written after another character in
+// the class they would read as one combined character)
+const REFUSED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u17b4-\u17b5\u034f\u115f\u1160\u2800\u3164\uffa0]/u;
 const VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
 const MARKS = /\p{M}{6,}/u;
 

@@ -1,48 +1,48 @@
 // The rule book's option keys (docs/rules.md#options) and the named presets, for the
-// create form and the rules page.  Labels and explanations are in the language files
-// ("opt.<key>", "opt.<key>.help", "opt.<key>.<value>").
+// create form and the rules page.  They are the engine's: the server writes them from
+// maumau.engine.options at start and serves them as /options.json (a file of the shell,
+// so the installed app has them offline), read at start before the first page is drawn
+// (fetchOptions, useOptions).  This client keeps only how they are shown: the labels and explanations
+// in the language files ("opt.<key>", "opt.<key>.help", "opt.<key>.<value>",
+// "preset.<name>"), and which options matter under which values (relevant()).
 
-export const OPTIONS = [
-  { key: "deck", kind: "choice", values: [52, 32], def: 52 },
-  { key: "hand_size", kind: "int", min: 3, max: 10, def: 5 },
-  { key: "draw_when_able", kind: "flag", def: true },
-  { key: "seven_draw", kind: "choice", values: [2, 3], def: 2 },
-  { key: "seven_stacking", kind: "flag", def: true },
-  { key: "eight_skips", kind: "flag", def: true },
-  { key: "nine_reverses", kind: "flag", def: false },
-  { key: "ace_skips", kind: "flag", def: false },
-  { key: "jack_on_jack", kind: "flag", def: false },
-  { key: "mau_penalty", kind: "choice", values: ["auto", "catch", "off"], def: "auto" },
-  { key: "mau_penalty_cards", kind: "int", min: 1, max: 5, def: 2 },
-  { key: "scoring", kind: "choice", values: ["single", "penalty", "deals", "reward"], def: "single" },
-  { key: "limit", kind: "limit", min: 50, max: 1000, def: 100 },
-  { key: "deals", kind: "int", min: 1, max: 50, def: 8 },
-  { key: "jack_value", kind: "int", min: 0, max: 50, def: 20 },
-  { key: "ace_value", kind: "int", min: 0, max: 50, def: 11 },
-  { key: "card_values", kind: "choice", values: ["face", "traditional"], def: "face" },
-];
+import { has } from "./i18n.js";
 
-export const PRESETS = {
-  standard: {},
-  "penalty-100": { scoring: "penalty", limit: 100 },
-  "penalty-150": { scoring: "penalty", limit: 150 },
-  traditional: { deck: 32, nine_reverses: true, card_values: "traditional", scoring: "penalty", limit: 100 },
-  gamerules: {
-    deck: 32,
-    nine_reverses: true,
-    ace_value: 10,
-    mau_penalty: "catch",
-    scoring: "reward",
-    limit: 150,
-  },
-};
+/** Every option: {key, kind ("flag", "choice" or "int"), values or min and max, default}. */
+export const OPTIONS = [];
+/** Every preset by name, in order: every option's value under it. */
+export const PRESETS = {};
 
-/** Every option's value under `preset` (limit resolved as the engine does). */
+/** The options and presets as the server serves them. */
+export async function fetchOptions() {
+  const reply = await fetch("/options.json");
+  if (!reply.ok) throw new Error(`options: HTTP ${reply.status}`);
+  return reply.json();
+}
+
+/** Take the served options and presets (once, at start, with the language loaded);
+ * refuse any it has no label for: an option the engine has that this client cannot show. */
+export function useOptions(served) {
+  const unlabelled = unlabelledKeys(served);
+  if (unlabelled.length) throw new Error(`options without a label: ${unlabelled.join(" ")}`);
+  OPTIONS.splice(0, OPTIONS.length, ...served.options);
+  for (const preset of served.presets) PRESETS[preset.name] = preset.rules;
+}
+
+/** The label keys the served options and presets need that the language lacks. */
+function unlabelledKeys(served) {
+  const needed = [];
+  for (const o of served.options) {
+    needed.push(`opt.${o.key}`, `opt.${o.key}.help`);
+    if (o.kind === "choice") needed.push(...o.values.map((v) => `opt.${o.key}.${v}`));
+  }
+  for (const preset of served.presets) needed.push(`preset.${preset.name}`, `preset.${preset.name}.help`);
+  return needed.filter((key) => !has(key));
+}
+
+/** Every option's value under `preset` (the defaults for a preset this server lacks). */
 export function presetValues(preset) {
-  const values = Object.fromEntries(OPTIONS.map((o) => [o.key, o.def]));
-  Object.assign(values, PRESETS[preset] || {});
-  if (!("limit" in (PRESETS[preset] || {}))) values.limit = values.scoring === "reward" ? 150 : 100;
-  return values;
+  return { ...(PRESETS[preset] || Object.fromEntries(OPTIONS.map((o) => [o.key, o.default]))) };
 }
 
 /** Which options matter under these values (the others are shown greyed out). */
