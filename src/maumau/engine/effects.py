@@ -20,7 +20,8 @@ reading of the log (``bots/world.py``) read this table, never the option flags, 
 action-card option is its key in ``options.py`` and a line in :func:`card_effects`.
 Which cards *fit* on which (the Jack's wildness, ``jack_on_jack``) is the match tables
 of ``table.py``.  tests/test_rollout_differential.py plays the playouts against the
-engine over random option sets.
+engine over random option sets; tests/test_card_effects_once.py fails where another
+module reads these options or names these ranks.
 """
 
 from __future__ import annotations
@@ -32,7 +33,6 @@ from maumau.engine.options import Rules
 
 #: the effect codes; ``effect < DRAW`` means the next seat simply moves
 PLAIN, WISH, DRAW, SKIP, REVERSE = range(5)
-EFFECT_NAMES = ("plain", "wish", "draw", "skip", "reverse")
 
 
 @dataclass(frozen=True, slots=True)
