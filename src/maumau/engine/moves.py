@@ -201,8 +201,7 @@ class Moves:
         hand ^= bit
         self.hands[seat] = hand
         self.discard.append(card)
-        fx = t.effects
-        effect = fx.effect[card]
+        effect = t.effects.effect[card]
         if effect == WISH:
             self.match = t.named[suit]  # type: ignore[index]
             self.named = suit  # type: ignore[assignment]
@@ -217,7 +216,7 @@ class Moves:
         if effect < DRAW:  # PLAIN or WISH: the next seat moves
             self.turn = (seat + direction) % self.n
         elif effect == DRAW:
-            self.pending += fx.draw[card]
+            self.pending += t.effects.draw[card]
             self.turn = (seat + direction) % self.n
         elif effect == SKIP:
             skipped = (seat + direction) % self.n
