@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from maumau.bots.base import Bot, fallback, plays_of
 from maumau.engine import Action, Catch, Pass, Play, SeatView
-from maumau.engine.cards import ACE, EIGHT, JACK, NINE, SEVEN, Card
+from maumau.engine.cards import JACK, Card
+from maumau.engine.effects import DRAW, REVERSE, SKIP
 from maumau.engine.table import table_for
 
 SCORING_MODES = ("penalty", "deals", "reward")
@@ -50,7 +51,8 @@ class NormalBot(Bot):
         seat = view.seat
         assert seat is not None
         scoring = view.rules.scoring in SCORING_MODES
-        values = table_for(view.rules).values
+        table = table_for(view.rules)
+        values, effect_of = table.values, table.effects.effect
         danger = self._danger(view)
         n = len(view.counts)
         nxt = (seat + view.direction) % n
@@ -67,14 +69,12 @@ class NormalBot(Bot):
             score = 2.0 * (suits[card.suit] - 1)  # keep a suit we can follow up with
             if scoring:
                 score += values[card] * (1.5 if danger else 0.6)
-            rank = card.rank
-            if rank == SEVEN:
+            effect = effect_of[card]  # the action cards (engine/effects.py)
+            if effect == DRAW:
                 score += 25.0 if next_close else 3.0
-            elif (rank == EIGHT and view.rules.eight_skips) or (
-                rank == ACE and view.rules.ace_skips
-            ):
+            elif effect == SKIP:
                 score += 25.0 if next_close else 2.0
-            elif rank == NINE and view.rules.nine_reverses and n > 2:
+            elif effect == REVERSE and n > 2:
                 prev = (seat - view.direction) % n
                 if next_close and view.counts[prev] > 2:
                     score += 20.0

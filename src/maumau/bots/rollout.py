@@ -13,11 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from maumau.engine.cards import JACK, JACKS, SEVENS, SUIT_MASKS
+from maumau.engine.cards import JACKS, SUIT_MASKS
+from maumau.engine.effects import DRAW, SKIP, WISH
 from maumau.engine.moves import refill_stock
 from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
-
-_SEVEN, _EIGHT, _NINE, _ACE = 5, 6, 7, 12
 
 
 def heuristic_playout(
@@ -40,8 +39,8 @@ def heuristic_playout(
         return 1
     t = state.t
     match_of, named_of, values = t.match, t.named, t.values
-    seven_draw, stacking = t.seven_draw, t.stacking
-    eight_skips, ace_skips, nine_reverses = t.eight_skips, t.ace_skips, t.nine_reverses
+    fx = t.effects
+    effect_of, draw_of, stack, hits = fx.effect, fx.draw, fx.stack, fx.hits
     shuffle = state.rng.shuffle
     hands, stock, discard = state.hands, state.stock, state.discard
     n = state.n
@@ -56,9 +55,9 @@ def heuristic_playout(
         hand = hands[seat]
         if card < 0:
             if pending:
-                sevens = hand & SEVENS if stacking else 0
-                if sevens:
-                    card = (sevens & -sevens).bit_length() - 1
+                stackable = hand & stack
+                if stackable:
+                    card = (stackable & -stackable).bit_length() - 1
                 else:
                     for _ in range(pending):
                         if not stock:
@@ -88,12 +87,7 @@ def heuristic_playout(
                             + 2.0 * (hand & SUIT_MASKS[c // 13]).bit_count()
                             + rand() * noise
                         )
-                        rank = c % 13
-                        if close and (
-                            rank == _SEVEN
-                            or (rank == _EIGHT and eight_skips)
-                            or (rank == _ACE and ace_skips)
-                        ):
+                        if close and hits >> c & 1:  # a draw or a skip for the next seat
                             score += 25.0
                         if score > best:
                             best, card = score, c
@@ -120,8 +114,8 @@ def heuristic_playout(
             out = seat
             pending = 0
             break
-        rank = card % 13
-        if rank == JACK:
+        effect = effect_of[card]
+        if effect == WISH:
             rest = hand & ~JACKS
             suit = card // 13
             most = -1
@@ -134,12 +128,13 @@ def heuristic_playout(
         else:
             match = match_of[card]
             named = -1
-            if rank == _SEVEN:
-                pending += seven_draw
-            elif (rank == _EIGHT and eight_skips) or (rank == _ACE and ace_skips):
-                seat = (seat + direction) % n
-            elif rank == _NINE and nine_reverses:
-                direction = -direction
+            if effect:  # the action cards (effects.py)
+                if effect == DRAW:
+                    pending += draw_of[card]
+                elif effect == SKIP:
+                    seat = (seat + direction) % n
+                else:  # REVERSE
+                    direction = -direction
         seat = (seat + direction) % n
         card = -1
 

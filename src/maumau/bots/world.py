@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from maumau.engine import SeatView
-from maumau.engine.cards import JACK, JACKS, SEVEN, SEVENS
+from maumau.engine.cards import JACK, JACKS
 from maumau.engine.round import DRAWN, PLAY, WAIT, Round
 from maumau.engine.table import Table, table_for
 
@@ -126,14 +126,13 @@ def infer_avoidances(view: SeatView, table: Table) -> list[tuple[int, tuple[int,
         if kind == "play":
             top = entry[2]
             named = entry[3] if top % 13 == JACK else -1
-            if top % 13 == SEVEN:
-                pending += rules.seven_draw
+            pending += table.effects.draw[top]  # a Seven's draw (engine/effects.py)
         elif kind == "draw":
             who, count = entry[1], entry[2]
             if pending:
                 pending = 0
-                if rules.seven_stacking:
-                    avoid[who], fresh[who], has_belief[who] = SEVENS, count, True
+                if table.effects.stack:
+                    avoid[who], fresh[who], has_belief[who] = table.effects.stack, count, True
                 else:
                     fresh[who] += count
             elif top >= 0:

@@ -26,7 +26,8 @@ from maumau.engine.actions import (
     Pass,
     Play,
 )
-from maumau.engine.cards import ACE, CODES, EIGHT, JACK, NINE, SEVEN, SUIT_NAMES, SUITS
+from maumau.engine.cards import CODES, JACK, SUIT_NAMES, SUITS
+from maumau.engine.effects import DRAW, SKIP, WISH
 from maumau.engine.errors import IllegalAction
 from maumau.engine.table import MAU_AUTO, MAU_CATCH, Table
 
@@ -200,7 +201,8 @@ class Moves:
         hand ^= bit
         self.hands[seat] = hand
         self.discard.append(card)
-        if rank == JACK:
+        effect = t.effects.effect[card]
+        if effect == WISH:
             self.match = t.named[suit]  # type: ignore[index]
             self.named = suit  # type: ignore[assignment]
         else:
@@ -211,18 +213,18 @@ class Moves:
         self.catchable = -1
         direction = self.direction
         skipped, reversed_ = -1, False
-        if rank == SEVEN:
-            self.pending += t.seven_draw
+        if effect < DRAW:  # PLAIN or WISH: the next seat moves
             self.turn = (seat + direction) % self.n
-        elif (rank == EIGHT and t.eight_skips) or (rank == ACE and t.ace_skips):
+        elif effect == DRAW:
+            self.pending += t.effects.draw[card]
+            self.turn = (seat + direction) % self.n
+        elif effect == SKIP:
             skipped = (seat + direction) % self.n
             self.turn = (seat + 2 * direction) % self.n
-        elif rank == NINE and t.nine_reverses:
+        else:  # REVERSE
             self.direction = -direction
             self.turn = (seat - direction) % self.n
             reversed_ = True
-        else:
-            self.turn = (seat + direction) % self.n
         call = action.call
         played = len(self.log)
         self.log.append(
@@ -284,8 +286,9 @@ class Moves:
         elif suit is not None:
             raise IllegalAction("bad_suit", f"only a Jack names a suit; {CODES[card]} cannot")
         if self.pending:
-            if rank != SEVEN or not self.t.stacking:
-                what = "or play a Seven" if self.t.stacking else "(Sevens do not stack)"
+            stack = self.t.effects.stack
+            if not stack >> card & 1:
+                what = "or play a Seven" if stack else "(Sevens do not stack)"
                 raise IllegalAction(
                     "must_draw",
                     f"seat {seat} must draw {self.pending} {what}, not play {CODES[card]}",

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import random
 
-from maumau.engine.cards import JACK, JACKS, SEVENS
+from maumau.engine.cards import JACK, JACKS
+from maumau.engine.effects import DRAW, SKIP, WISH
 from maumau.engine.moves import refill_stock
 from maumau.engine.round import DRAWN, OVER, PLAY, WAIT, Round
-
-_NINE, _EIGHT, _SEVEN, _ACE = 7, 6, 5, 12
 
 
 def random_playout(
@@ -45,11 +44,9 @@ def random_playout(
     t = state.t
     match_of = t.match
     named_of = t.named
-    seven_draw = t.seven_draw
-    stacking = t.stacking
-    eight_skips = t.eight_skips
-    ace_skips = t.ace_skips
-    nine_reverses = t.nine_reverses
+    effect_of = t.effects.effect
+    draw_of = t.effects.draw
+    stack = t.effects.stack
     draw_when_able = t.draw_when_able
     rand = rng.random
     shuffle = state.rng.shuffle
@@ -79,7 +76,7 @@ def random_playout(
         if card < 0:
             hand = hands[seat]
             if pending:
-                m = hand & SEVENS if stacking else 0
+                m = hand & stack
                 avail = len(stock) + len(discard) - 1
                 k = m.bit_count() + 1
                 r = int(rand() * (k - 1 if eager and m else k))
@@ -148,19 +145,20 @@ def random_playout(
             out = seat
             pending = 0
             break
-        rank = card % 13
-        if rank == JACK:
+        effect = effect_of[card]
+        if effect == WISH:
             match = named_of[suit]
             named = suit
         else:
             match = match_of[card]
             named = -1
-            if rank == _SEVEN:
-                pending += seven_draw
-            elif (rank == _EIGHT and eight_skips) or (rank == _ACE and ace_skips):
-                seat = (seat + direction) % n
-            elif rank == _NINE and nine_reverses:
-                direction = -direction
+            if effect:  # the action cards (effects.py)
+                if effect == DRAW:
+                    pending += draw_of[card]
+                elif effect == SKIP:
+                    seat = (seat + direction) % n
+                else:  # REVERSE
+                    direction = -direction
         seat = (seat + direction) % n
         card = -1
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 
 from maumau.engine.actions import DRAWS, JACK_PLAYS, PASS, PLAYS, Action, draw_action
-from maumau.engine.cards import JACK, SEVENS
+from maumau.engine.cards import JACK
 from maumau.engine.moves import (
     CALL_INDEX,
     CATCHES,
@@ -232,7 +232,7 @@ class Round(Moves):
                 pending = self.pending
                 avail = len(self.stock) + len(self.discard) - 1
                 if pending:
-                    m = hand & SEVENS if t.stacking else 0
+                    m = hand & t.effects.stack
                     offer = 3 + (pending if pending < avail else avail)
                 else:
                     m = hand & self.match

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from maumau.engine.cards import JACK, JACKS, RANK_MASKS, SUIT_MASKS, deck_mask
+from maumau.engine.effects import CardEffects, card_effects
 from maumau.engine.options import Rules
 
 MAU_OFF, MAU_AUTO, MAU_CATCH = 0, 1, 2
@@ -23,11 +24,8 @@ class Table:
     named: tuple[int, ...]
     #: the cards that may go on a start Jack (it names no suit)
     start_jack: int
-    seven_draw: int
-    stacking: bool
-    eight_skips: bool
-    ace_skips: bool
-    nine_reverses: bool
+    #: what each card does when played (the action cards; see effects.py)
+    effects: CardEffects
     draw_when_able: bool
     mau_mode: int
     penalty_cards: int
@@ -61,11 +59,7 @@ def table_for(rules: Rules) -> Table:
         match=match,
         named=named,
         start_jack=(deck & ~JACKS) | jacks_ok,
-        seven_draw=rules.seven_draw,
-        stacking=rules.seven_stacking,
-        eight_skips=rules.eight_skips,
-        ace_skips=rules.ace_skips,
-        nine_reverses=rules.nine_reverses,
+        effects=card_effects(rules),
         draw_when_able=rules.draw_when_able,
         mau_mode=_MAU_MODES[rules.mau_penalty],
         penalty_cards=rules.mau_penalty_cards,
