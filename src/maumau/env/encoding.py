@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from maumau.engine import Rules, SeatView
 from maumau.engine.actions import MAX_SEATS
-from maumau.engine.options import CARD_VALUE_SCHEMES, MAU_MODES, SCORING_MODES
+from maumau.engine.options import OPTIONS, Option
 
 HAND, TOP, NAMED, DRAWN, DISCARD, STEP, SCALARS, SEATS = 0, 52, 104, 108, 160, 212, 216, 220
 SEAT_SIZE = 18
@@ -167,39 +167,34 @@ def encode_info(view: SeatView, out: Vector | None = None) -> Vector:
     return out
 
 
-# The rule options (``rules_in_obs=True`` appends them to the observation): a 32-card
-# deck, hand size / 10, draw when able, Sevens draw 3, Sevens stack, Eights skip, Nines
-# reverse, Aces skip, Jack on Jack, the Mau penalty (auto, catch, off: 3), its cards / 5,
-# the scoring (single, penalty, deals, reward: 4), the effective limit / 1000, deals /
-# 50, the Jack's and the Ace's value / 50, traditional card values.
-RULES_SIZE = 22
+# The rule options (``rules_in_obs=True`` appends them to the observation), in the
+# engine's order of its options (:data:`maumau.engine.options.OPTIONS`), so that a new
+# option is encoded without a line here: a flag as 0 or 1, a whole number as where it
+# lies in its range (0 at the least, 1 at the most), a choice of two as 0 or 1 (its
+# second value), a longer choice one-hot.  With today's options: 22 floats.
+
+
+def _width(option: Option) -> int:
+    return len(option.values) if option.kind == "choice" and len(option.values) > 2 else 1
+
+
+RULES_SIZE = sum(_width(option) for option in OPTIONS)
 
 
 def encode_rules(rules: Rules) -> Vector:
     """The rule options as ``RULES_SIZE`` floats in [0, 1] (the same for every seat)."""
-    flags = (
-        rules.deck == 32,
-        rules.draw_when_able,
-        rules.seven_draw == 3,
-        rules.seven_stacking,
-        rules.eight_skips,
-        rules.nine_reverses,
-        rules.ace_skips,
-        rules.jack_on_jack,
-    )
-    values = [
-        rules.hand_size / 10.0,
-        *map(float, flags),
-        *(float(rules.mau_penalty == m) for m in MAU_MODES),
-        rules.mau_penalty_cards / 5.0,
-        *(float(rules.scoring == m) for m in SCORING_MODES),
-        rules.effective_limit / 1000.0,
-        rules.deals / 50.0,
-        rules.jack_value / 50.0,
-        rules.ace_value / 50.0,
-        float(rules.card_values == CARD_VALUE_SCHEMES[1]),
-    ]
-    assert len(values) == RULES_SIZE
+    given = rules.to_dict()
+    values: list[float] = []
+    for option in OPTIONS:
+        value = given[option.key]
+        if option.kind == "flag":
+            values.append(float(value))
+        elif option.kind == "int":
+            values.append((value - option.low) / (option.high - option.low))
+        elif len(option.values) == 2:
+            values.append(float(value == option.values[1]))
+        else:
+            values += [float(value == v) for v in option.values]
     return np.array(values, dtype=np.float32)
 
 
