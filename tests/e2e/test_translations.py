@@ -71,6 +71,11 @@ def used_keys() -> set[str]:
     return keys
 
 
+#: the flags that How to play says inside another sentence (the draw, the Seven, the
+#: Jack); every other flag switches an action card on, with a sentence "howto.<key>"
+SENTENCES_OF_THEIR_OWN = {"draw_when_able", "seven_stacking", "jack_on_jack"}
+
+
 def key_families() -> set[str]:
     """Keys the JS builds from values: options, presets, levels, suits, ranks..."""
     keys = {"opt.on", "opt.off"}
@@ -79,6 +84,8 @@ def key_families() -> set[str]:
         key = option["key"]
         keys |= {f"opt.{key}", f"opt.{key}.help"}
         keys |= {f"opt.{key}.{v}" for v in option.get("values", ())}
+        if option["kind"] == "flag" and key not in SENTENCES_OF_THEIR_OWN:
+            keys.add(f"howto.{key}")  # (an action card's own switch: How to play says it)
     keys |= {f"opt.scoring.{m}.help" for m in SCORING_MODES}
     for preset in served["presets"]:
         keys |= {f"preset.{preset['name']}", f"preset.{preset['name']}.help"}

@@ -2,7 +2,8 @@
 // before a table exists, in the rules dialog of rules.js (with its options table).
 
 import { h } from "./dom.js";
-import { t, tn } from "./i18n.js";
+import { has, t, tn } from "./i18n.js";
+import { OPTIONS } from "./options.js";
 import { openRules } from "./rules.js";
 
 /** The rules in play under `rules` (every option key), one sentence each. */
@@ -10,9 +11,11 @@ export function ruleSentences(rules) {
   const lines = [t("howto.goal"), t("howto.deal", { n: rules.hand_size, deck: rules.deck })];
   lines.push(rules.draw_when_able ? t("howto.draw.any") : t("howto.draw.stuck"));
   lines.push(t("howto.seven", { n: rules.seven_draw }) + (rules.seven_stacking ? ` ${t("howto.seven.stack")}` : ""));
-  if (rules.eight_skips) lines.push(t("howto.eight"));
-  if (rules.nine_reverses) lines.push(t("howto.nine"));
-  if (rules.ace_skips) lines.push(t("howto.ace"));
+  // an action card switched on by an option of its own (Eights skip, Nines reverse...):
+  // its sentence is "howto.<key>", in the engine's order of the options
+  for (const option of OPTIONS) {
+    if (option.kind === "flag" && rules[option.key] && has(`howto.${option.key}`)) lines.push(t(`howto.${option.key}`));
+  }
   lines.push(rules.jack_on_jack ? t("howto.jack.on_jack") : t("howto.jack"));
   const cards = rules.mau_penalty_cards;
   if (rules.mau_penalty === "auto") lines.push(t("howto.mau.call") + " " + tn("howto.mau.auto", cards));
