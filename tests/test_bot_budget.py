@@ -16,9 +16,9 @@ from maumau.bots import make_bot
 from maumau.engine import Game, Rules
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
-from maumau.server.protocol import TableSettings
 from maumau.server.referee import Referee
 from maumau.server.table import Table, new_deal
+from maumau.server.wire.protocol import TableSettings
 from maumau.server.workers import Workers
 from maumau.store import GameRow, SeatRow, Store
 from serverkit import (

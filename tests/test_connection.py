@@ -8,7 +8,7 @@ from typing import Any
 
 from maumau.server.connection import Connection
 from maumau.server.limits import TokenBucket
-from maumau.server.protocol import Closed
+from maumau.server.wire.protocol import Closed
 
 
 class Socket:

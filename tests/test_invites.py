@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 from maumau.server.app import create_app
 from maumau.server.clients import MAX_HOST, valid_host
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
 from maumau.server.invites import MAX_LINK, Invites
 from maumau.server.replays import qr_svg
+from maumau.server.wire.errors import ServerError
 from serverkit import TEST_LIMITS, create_table
 
 #: the longest Host the server accepts: four labels of 63, 63, 63 and 61 characters

@@ -1,5 +1,5 @@
 """Display names (docs/protocol.md, "Display names"): the rules of
-``maumau.server.names``, as examples and as properties, and the HTTP answers of creating
+``maumau.server.wire.names``, as examples and as properties, and the HTTP answers of creating
 a table and taking a seat with a bad or a taken name."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maumau.server.errors import ServerError
-from maumau.server.names import (
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.names import (
     BLANK,
     MAX_LENGTH,
     display_name,

@@ -23,9 +23,9 @@ from maumau.engine.verify import commitment_of
 from maumau.server.archive import accepts_gzip
 from maumau.server.config import ServerConfig
 from maumau.server.hub import LOAD_INLINE_STEPS, Hub
-from maumau.server.protocol import TableSettings
 from maumau.server.replays import frames_of
 from maumau.server.table import Table
+from maumau.server.wire.protocol import TableSettings
 from maumau.server.workers import Workers
 from maumau.store import GameRow, SeatRow, StepRow, Store
 from serverkit import add_bot, create_table, make_client, start, wait_for_status

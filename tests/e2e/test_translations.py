@@ -117,7 +117,7 @@ def test_every_key_the_client_uses_exists() -> None:
 
 
 def test_error_translations_name_real_error_codes() -> None:
-    from maumau.server.errors import ENGINE_CODES, ERROR_CODES
+    from maumau.server.wire.errors import ENGINE_CODES, ERROR_CODES
 
     codes = {k.removeprefix("error.") for k in strings("en") if k.startswith("error.")}
     local = {"network", "start"}

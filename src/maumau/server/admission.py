@@ -12,8 +12,8 @@ table's whole state."""
 
 from __future__ import annotations
 
-from maumau.server.errors import ServerError
 from maumau.server.limits import AddressLimiter, Quota, address_key
+from maumau.server.wire.errors import ServerError
 
 
 class Admission:

@@ -44,9 +44,9 @@ from typing import Protocol
 
 from maumau.engine import Action, SeatView
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
 from maumau.server.pool_share import Meter
 from maumau.server.table import Table
+from maumau.server.wire.errors import ServerError
 from maumau.server.workers import Workers
 
 LIVE = ("lobby", "playing")

@@ -27,11 +27,11 @@ from pydantic import ValidationError
 
 from maumau.server.chat_budget import ChatBudget
 from maumau.server.connection import Connection
-from maumau.server.errors import ServerError, store_unavailable
-from maumau.server.model import Model
-from maumau.server.names import plain_text
 from maumau.server.table import Table
-from maumau.server.table_talk import ChatHistory, ChatLine, ChatOptions, ChatSaid, Reaction
+from maumau.server.wire.errors import ServerError, store_unavailable
+from maumau.server.wire.model import Model
+from maumau.server.wire.names import plain_text
+from maumau.server.wire.table_talk import ChatHistory, ChatLine, ChatOptions, ChatSaid, Reaction
 from maumau.store import Store, StoreError
 from maumau.store import chat as chat_store
 from maumau.store.chat import ChatRow, ChatSettingsRow

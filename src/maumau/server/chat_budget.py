@@ -17,8 +17,8 @@ long gone take no memory).
 from __future__ import annotations
 
 from maumau.server.connection import Connection
-from maumau.server.errors import ServerError
 from maumau.server.limits import Buckets, TokenBucket
+from maumau.server.wire.errors import ServerError
 
 #: a player's (one seat's, all its sockets together) lines: a second, and bursts of
 LINES_PER_SECOND = 0.5

@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from starlette.requests import HTTPConnection
 
-from maumau.server.errors import ServerError
+from maumau.server.wire.errors import ServerError
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -11,8 +11,8 @@ from starlette.types import Send
 from starlette.websockets import WebSocket
 
 from maumau.server.limits import TokenBucket
-from maumau.server.model import Model
-from maumau.server.protocol import Closed
+from maumau.server.wire.model import Model
+from maumau.server.wire.protocol import Closed
 
 #: an ASGI ``send`` as the servers (and Starlette) write it: an ``async def``
 SendCoroutine = Callable[[dict[str, Any]], Coroutine[Any, Any, None]]

@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from maumau.engine import EngineError
-from maumau.server.model import Model
 from maumau.server.results import game_end, round_end
 from maumau.server.table import Table
+from maumau.server.wire.model import Model
 from maumau.store import GameRow, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")

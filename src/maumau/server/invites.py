@@ -25,11 +25,11 @@ from collections.abc import Awaitable, Callable
 import segno
 
 from maumau.server.clients import MAX_HOST
-from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
 from maumau.server.replays import qr_svg
 from maumau.server.table import MAX_ID, plausible_id
+from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.store import StoreError
 
 #: QR codes kept (a few kilobytes each)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from maumau.server.protocol import Presence
+from maumau.server.wire.protocol import Presence
 
 #: the most often a table's presence is sent
 PRESENCE_SECONDS = 0.25

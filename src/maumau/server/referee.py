@@ -21,18 +21,18 @@ from maumau.engine import Game, IllegalAction
 from maumau.engine.actions import Action
 from maumau.server.chat import ChatRoom
 from maumau.server.connection import Connection
-from maumau.server.errors import ServerError
 from maumau.server.follow import Follower, absorb, catch_up
 from maumau.server.metrics import UNCOUNTED
-from maumau.server.model import Model
 from maumau.server.presence import Facts, PresenceNotices
-from maumau.server.protocol import Ack, Closed, Lobby
 from maumau.server.results import game_end, round_end, welcome
 from maumau.server.seat_requests import OpenRequests
 from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.server.tasks import quiet, unbroken
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.model import Model
+from maumau.server.wire.protocol import Ack, Closed, Lobby
 from maumau.store import SeqConflict, StepRow, Store, StoreError
 
 log = logging.getLogger("maumau.server")

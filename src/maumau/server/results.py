@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from maumau.engine import Game
-from maumau.server.protocol import GameEnd, RoundEnd, Welcome
 from maumau.server.table import Table
+from maumau.server.wire.protocol import GameEnd, RoundEnd, Welcome
 
 
 def round_end(game: Game, index: int) -> RoundEnd:

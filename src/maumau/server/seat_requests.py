@@ -41,18 +41,18 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, cast
 
 from maumau.server.connection import Connection
-from maumau.server.errors import ServerError
 from maumau.server.limits import AddressLimiter
 from maumau.server.results import welcome
 from maumau.server.table import Table
-from maumau.server.table_talk import (
+from maumau.server.tasks import quiet
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.table_talk import (
     SeatAsked,
     SeatGiven,
     SeatRequestEnded,
     SeatRequestInfo,
     SeatRequests,
 )
-from maumau.server.tasks import quiet
 from maumau.store import Store
 
 log = logging.getLogger("maumau.server")

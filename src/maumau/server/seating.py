@@ -14,11 +14,13 @@ from dataclasses import replace
 
 from maumau.engine import BadOption, Rules
 from maumau.engine.replay import options_of
-from maumau.server.errors import ServerError, store_unavailable
 from maumau.server.hub import Hub
 from maumau.server.limits import AddressLimiter
-from maumau.server.names import display_name, distinct_name
-from maumau.server.protocol import (
+from maumau.server.referee import Referee
+from maumau.server.table import invite_of, max_seats
+from maumau.server.wire.errors import ServerError, store_unavailable
+from maumau.server.wire.names import display_name, distinct_name
+from maumau.server.wire.protocol import (
     BOT_LEVELS,
     BotAdded,
     CreateGame,
@@ -26,8 +28,6 @@ from maumau.server.protocol import (
     RematchCreated,
     SeatGranted,
 )
-from maumau.server.referee import Referee
-from maumau.server.table import invite_of, max_seats
 from maumau.store import GameRow, SeatRow, SeatsChanged, StoreError
 
 log = logging.getLogger("maumau.server")

@@ -25,10 +25,11 @@ from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
 from maumau.server.connection import Connection
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
-from maumau.server.errors import ServerError
 from maumau.server.hub import Hub
 from maumau.server.limits import TokenBucket, address_key
-from maumau.server.protocol import (
+from maumau.server.referee import Referee
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.protocol import (
     ActionMessage,
     ClientMessage,
     Closed,
@@ -37,8 +38,7 @@ from maumau.server.protocol import (
     Pong,
     Ready,
 )
-from maumau.server.referee import Referee
-from maumau.server.table_talk import AnswerSeat, AskSeat, Chat, React, SetChat, WithdrawSeat
+from maumau.server.wire.table_talk import AnswerSeat, AskSeat, Chat, React, SetChat, WithdrawSeat
 
 log = logging.getLogger("maumau.server")
 

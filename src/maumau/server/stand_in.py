@@ -29,9 +29,9 @@ from typing import Protocol, cast
 from maumau.bots import Bot, make_bot
 from maumau.engine import Action, Game, SeatView
 from maumau.server.budget import Budget
-from maumau.server.errors import ServerError
 from maumau.server.metrics import Counts
 from maumau.server.table import Table
+from maumau.server.wire.errors import ServerError
 
 log = logging.getLogger("maumau.server")
 

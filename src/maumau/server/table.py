@@ -21,9 +21,9 @@ from maumau.engine.cards import CODES, deck_mask
 from maumau.engine.errors import BadOption
 from maumau.engine.record import UnreadableAction
 from maumau.engine.verify import commitment_of
-from maumau.server.errors import ServerError
 from maumau.server.marks import MOVERS, split_mark
-from maumau.server.protocol import GameInfo, SeatInfo, TableSettings
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.protocol import GameInfo, SeatInfo, TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
 
 #: how many recent client action ids are remembered per seat (duplicate detection)

@@ -1,6 +1,6 @@
 """The protocol's messages of the talk around a table, beside the moves: late friends
 asking the host for a computer-played seat (``maumau.server.takeover``), and the chat and
-reactions (``maumau.server.chat``).  ``maumau.server.protocol`` takes them into its
+reactions (``maumau.server.chat``).  ``maumau.server.wire.protocol`` takes them into its
 unions and lists; ``docs/protocol.md`` describes them with the rest."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from maumau.server.model import Model, Name
+from maumau.server.wire.model import Model, Name
 
 # --- WebSocket: late friends ask for a computer-played seat (server/takeover.py) --------
 

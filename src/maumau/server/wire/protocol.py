@@ -12,9 +12,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from maumau.server.errors import ERROR_CODES
-from maumau.server.model import Model, Name
-from maumau.server.table_talk import (
+from maumau.server.wire.errors import ERROR_CODES
+from maumau.server.wire.model import Model, Name
+from maumau.server.wire.table_talk import (
     AnswerSeat,
     AskSeat,
     Chat,

@@ -20,11 +20,11 @@ a name must be plain visible text that cannot disturb the page around it:
   ``"Ada (bot)"`` (or ``"Bot 3"`` when the list of names runs out), so a human name
   that ends in ``(bot)``, or is ``Bot`` and a number, is refused, in any case or width,
   and also when it only looks so (``"Ada (b\\u043et)"`` with a Cyrillic ``\\u043e``: compared by
-  :func:`maumau.server.lookalikes.look_key`, Unicode's confusable skeleton);
+  :func:`maumau.server.wire.lookalikes.look_key`, Unicode's confusable skeleton);
 - names at one table are distinct as people read them: compared by :func:`name_key`
   (NFKC, case-folded, variation selectors dropped), so ``Anna``, ``ANNA`` and a
   full-width ``Anna`` cannot sit at the same table, and by their look
-  (:func:`~maumau.server.lookalikes.look_key`), so neither can ``Ana`` and ``\\u0410na``
+  (:func:`~maumau.server.wire.lookalikes.look_key`), so neither can ``Ana`` and ``\\u0410na``
   with a Cyrillic ``\\u0410``.  Accents count: ``Jörg`` and ``Jorg`` are two names.
 
 The length counts code points, not grapheme clusters (what a reader sees as one
@@ -45,8 +45,8 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from maumau.server.errors import ServerError
-from maumau.server.lookalikes import look_key
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.lookalikes import look_key
 
 #: the most code points a name may have, after normalisation
 MAX_LENGTH = 32
@@ -131,7 +131,7 @@ def name_key(name: str) -> str:
 
 def _keys(name: str) -> tuple[str, str]:
     """What ``name`` reads as (:func:`name_key`) and what it looks like
-    (:func:`~maumau.server.lookalikes.look_key`)."""
+    (:func:`~maumau.server.wire.lookalikes.look_key`)."""
     return name_key(name), look_key(VARIATION_SELECTORS.sub("", name))
 
 

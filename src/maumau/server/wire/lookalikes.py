@@ -1,6 +1,6 @@
 """Text that looks alike: the confusable skeleton of Unicode's security mechanisms
 (Unicode Technical Standard #39, section 4), by which display names are compared
-(:mod:`maumau.server.names`).
+(:mod:`maumau.server.wire.names`).
 
 Two strings whose skeletons are equal are confusable: ``"Ana"`` with a Cyrillic ``\\u0410``
 looks like ``"Ana"``, and ``"Ada (b\\u043et)"`` with a Cyrillic ``\\u043e`` like a computer player's

@@ -1,5 +1,5 @@
-"""The base of every protocol model, and the display name's type (``maumau.server.protocol``
-and ``maumau.server.table_talk`` build on them)."""
+"""The base of every protocol model, and the display name's type (``maumau.server.wire.protocol``
+and ``maumau.server.wire.table_talk`` build on them)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class Model(BaseModel):
 
 
 #: a display name.  Its rules (at most 32 characters after normalisation, no control
-#: or format characters, distinct at the table...) are those of ``maumau.server.names``,
+#: or format characters, distinct at the table...) are those of ``maumau.server.wire.names``,
 #: checked there so that a refusal is ``bad_name`` or ``name_taken`` and names the
 #: rule, not a ``bad_message`` about the body's shape
 Name = Annotated[
