@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from maumau.server.connection import Connection
-from maumau.server.limits import TokenBucket
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import TokenBucket
 from maumau.server.wire.protocol import Closed
 
 

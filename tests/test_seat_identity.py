@@ -30,10 +30,10 @@ from starlette.websockets import WebSocket
 
 from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.connection import Connection
 from maumau.server.hub import Hub
-from maumau.server.limits import TokenBucket
 from maumau.server.sockets import receive
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import TokenBucket
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.protocol import CreateGame
 from maumau.store import Store

@@ -12,8 +12,8 @@ from typing import Any, cast
 
 import pytest
 
-from maumau.server.connection import Connection
 from maumau.server.seat_requests import ASKS_PER_MINUTE, MAX_OPEN, OpenRequests, RequestsHost
+from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.protocol import Model
 

@@ -138,7 +138,7 @@ def add_commands(commands: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from maumau.server.dependencies import UnsupportedVersion, check
+    from maumau.server.transport.dependencies import UnsupportedVersion, check
 
     try:  # (before anything imports uvicorn's internals)
         check()
@@ -239,8 +239,8 @@ def uvicorn_config(
     import uvicorn
 
     from maumau.server.config import ServerConfig
-    from maumau.server.framing import WebSocketProtocol
-    from maumau.server.http_protocol import http_protocol
+    from maumau.server.transport.framing import WebSocketProtocol
+    from maumau.server.transport.http_protocol import http_protocol
 
     limits = limits or ServerConfig()
     return uvicorn.Config(

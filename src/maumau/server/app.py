@@ -21,15 +21,15 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
 from maumau.server import notices, probes, routes, shell, sockets
-from maumau.server.admission import Admission
-from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
 from maumau.server.headers import secure
 from maumau.server.hub import Hub
 from maumau.server.invites import Invites
-from maumau.server.limits import AddressLimiter
 from maumau.server.metrics import Counts
 from maumau.server.metrics_server import observing, registry_of
+from maumau.server.transport.admission import Admission
+from maumau.server.transport.clients import Proxies, public_url
+from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, bounded
 from maumau.store import Store
 from maumau.store.files import private_directory

@@ -23,9 +23,9 @@ from typing import Any
 
 from starlette.responses import Response
 
-from maumau.server.limits import AddressLimiter
 from maumau.server.replays import documents_of
 from maumau.server.table import Table, plausible_id
+from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError
 from maumau.server.workers import Workers
 from maumau.store import Store, StoreError

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Protocol
 from pydantic import ValidationError
 
 from maumau.server.chat_budget import ChatBudget
-from maumau.server.connection import Connection
 from maumau.server.table import Table
+from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.server.wire.model import Model
 from maumau.server.wire.names import plain_text

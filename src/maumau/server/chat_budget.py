@@ -4,7 +4,7 @@ Every line and reaction goes to everyone at the table, so what all may send toge
 bounded; and it is bounded per *person*, so that nobody can use up another's share:
 
 - a player's budget is its seat's: all the sockets of one seat (its tabs) share it;
-- a spectator's is its address's (:func:`maumau.server.limits.address_key`): all the
+- a spectator's is its address's (:func:`maumau.server.transport.limits.address_key`): all the
   spectators of one address share it, and it is smaller than a player's;
 - and all the spectators together share one more budget, so that many addresses
   cannot flood a table either (a player's budget is never taken by a spectator).
@@ -16,8 +16,8 @@ long gone take no memory).
 
 from __future__ import annotations
 
-from maumau.server.connection import Connection
-from maumau.server.limits import Buckets, TokenBucket
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import Buckets, TokenBucket
 from maumau.server.wire.errors import ServerError
 
 #: a player's (one seat's, all its sockets together) lines: a second, and bursts of

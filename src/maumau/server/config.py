@@ -88,7 +88,7 @@ class ServerConfig:
     #: the table as this process knows it (kept current by change notices)
     fresh_reads_per_minute: float = 120.0
     #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
-    #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
+    #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.transport.clients`); their
     #: connections are not capped per address (the proxy's own limits are)
     trusted_proxies: tuple[str, ...] = ()
     #: ``https://host[:port]``: where the links and QR codes the server builds point,

@@ -31,9 +31,9 @@ from maumau.store import StoreError
 if TYPE_CHECKING:
     import uvicorn
 
-    from maumau.server.admission import Admission
     from maumau.server.hub import Hub
     from maumau.server.referee import Referee
+    from maumau.server.transport.admission import Admission
 
 log = logging.getLogger("maumau.server")
 

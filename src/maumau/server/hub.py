@@ -18,12 +18,12 @@ from collections.abc import Callable
 from maumau.server.archive import Archive
 from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
-from maumau.server.limits import AddressLimiter
 from maumau.server.metrics import Counts
 from maumau.server.notices import Notices
 from maumau.server.referee import Referee
 from maumau.server.table import Table, plausible_id
 from maumau.server.tasks import quiet
+from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.store import GameRow, Store, StoreError
 

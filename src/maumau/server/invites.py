@@ -1,7 +1,7 @@
 """A table's invite link, and its QR code (``GET /api/games/{id}/qr.svg``), made once.
 
 The link is built at ``--public-url``, else at the request's ``Host``, which the client
-writes: :func:`maumau.server.clients.base_url` refuses a ``Host`` that is no host name
+writes: :func:`maumau.server.transport.clients.base_url` refuses a ``Host`` that is no host name
 or address with a port (``bad_host``), so a link is at most :data:`MAX_LINK` characters
 and its QR code always fits (segno's largest code holds 2,331 bytes at level M).
 
@@ -24,11 +24,11 @@ from collections.abc import Awaitable, Callable
 
 import segno
 
-from maumau.server.clients import MAX_HOST
 from maumau.server.hub import Hub
-from maumau.server.limits import AddressLimiter
 from maumau.server.replays import qr_svg
 from maumau.server.table import MAX_ID, plausible_id
+from maumau.server.transport.clients import MAX_HOST
+from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.store import StoreError
 

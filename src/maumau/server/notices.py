@@ -21,8 +21,8 @@ from typing import Protocol
 
 from fastapi import APIRouter, Request
 
-from maumau.server.connection import Connection
 from maumau.server.referee import Referee
+from maumau.server.transport.connection import Connection
 from maumau.server.wire.protocol import Announcement
 from maumau.store import Store, StoreError
 from maumau.store import admin as sql

@@ -20,7 +20,6 @@ from typing import NoReturn, TypeVar
 from maumau.engine import Game, IllegalAction
 from maumau.engine.actions import Action
 from maumau.server.chat import ChatRoom
-from maumau.server.connection import Connection
 from maumau.server.follow import Follower, absorb, catch_up
 from maumau.server.metrics import UNCOUNTED
 from maumau.server.presence import Facts, PresenceNotices
@@ -30,6 +29,7 @@ from maumau.server.stand_in import StandIn
 from maumau.server.states import state_texts
 from maumau.server.table import Table, new_deal, read_action
 from maumau.server.tasks import quiet, unbroken
+from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.model import Model
 from maumau.server.wire.protocol import Ack, Closed, Lobby

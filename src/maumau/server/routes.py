@@ -12,12 +12,12 @@ from fastapi.responses import FileResponse, JSONResponse
 
 from maumau.server import seating
 from maumau.server.archive import reply
-from maumau.server.clients import base_url, client_host
 from maumau.server.hub import Hub
 from maumau.server.invites import Invites, check_exists
-from maumau.server.limits import address_key
 from maumau.server.probes import Readiness
 from maumau.server.table import invite_of
+from maumau.server.transport.clients import base_url, client_host
+from maumau.server.transport.limits import address_key
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.protocol import (
     AddBot,

@@ -14,7 +14,7 @@ to that hash, and the asker's process, on learning of the new seats, hands the s
 to the asker (:meth:`OpenRequests.bind`).
 
 Every cost a stranger can cause is bounded, and the table's requests are shared out
-by person, counted by client address (:func:`maumau.server.limits.address_key`), not by
+by person, counted by client address (:func:`maumau.server.transport.limits.address_key`), not by
 socket (one stranger with four sockets held all four of a table's requests, asking
 again as each expired):
 
@@ -40,11 +40,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, cast
 
-from maumau.server.connection import Connection
-from maumau.server.limits import AddressLimiter
 from maumau.server.results import welcome
 from maumau.server.table import Table
 from maumau.server.tasks import quiet
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.table_talk import (
     SeatAsked,

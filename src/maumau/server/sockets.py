@@ -20,14 +20,14 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.types import Message, Send
 
 from maumau.server import seating, takeover
-from maumau.server.admission import Admission, Place
-from maumau.server.clients import client_host, origin_of
 from maumau.server.config import ServerConfig
-from maumau.server.connection import Connection
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.hub import Hub
-from maumau.server.limits import TokenBucket, address_key
 from maumau.server.referee import Referee
+from maumau.server.transport.admission import Admission, Place
+from maumau.server.transport.clients import client_host, origin_of
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import TokenBucket, address_key
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.protocol import (
     ActionMessage,
@@ -82,7 +82,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     server's own (the connection writes its frames through it).
 
     While it is open the socket holds a place against the caps per client address and
-    per table (:mod:`maumau.server.admission`); over a cap it is sent ``closed``
+    per table (:mod:`maumau.server.transport.admission`); over a cap it is sent ``closed``
     (``too_many_connections``) at once.  It must say hello within ``hello_seconds`` of
     opening, or it is sent ``closed`` (``hello_timeout``) and closed."""
     hub: Hub = ws.app.state.hub

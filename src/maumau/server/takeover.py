@@ -27,10 +27,10 @@ another process than the host's is handed the seat there (see
 
 from __future__ import annotations
 
-from maumau.server.connection import Connection
 from maumau.server.referee import Referee
 from maumau.server.seat_requests import SeatRequest
 from maumau.server.seating import new_token, save_seats, token_hash
+from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.names import display_name, distinct_name
 from maumau.server.wire.protocol import Closed

@@ -176,7 +176,7 @@ class Proxies:
 def client_host(connection: HTTPConnection) -> str:
     """The client's address of a request or WebSocket (after :meth:`Proxies.resolve`):
     what every limit per client address counts by (through
-    :func:`maumau.server.limits.address_key`)."""
+    :func:`maumau.server.transport.limits.address_key`)."""
     return connection.client.host if connection.client else "unknown"
 
 

@@ -12,7 +12,7 @@ connection; between requests uvicorn's keep-alive timeout closes an idle one), o
 connection is answered 408 and closed; and one address (:func:`address_key`) may hold
 at most ``per_address`` connections at once: a connection beyond that is answered 429
 (``too_many_connections``) and closed at once.  A connection that becomes a WebSocket
-counts from then on against the WebSocket caps instead (:mod:`maumau.server.admission`).
+counts from then on against the WebSocket caps instead (:mod:`maumau.server.transport.admission`).
 A request's body, too, must be complete within ``body_seconds`` of its headers (a
 client that sent its headers, then a body a byte at a time, held the connection and the
 request's handler for ever): else the connection is answered 408, unless an answer has
@@ -21,7 +21,7 @@ begun, and closed.
 A trusted reverse proxy (``--trusted-proxy``) carries the connections of many clients,
 so its connections are not capped here: the proxy caps each client's (nginx's
 ``limit_conn``, see ``deploy/``), and the caps per client address of the WebSockets,
-tables and records count the client it names (:mod:`maumau.server.clients`).  The
+tables and records count the client it names (:mod:`maumau.server.transport.clients`).  The
 deadline for the headers holds for every connection.
 
 The parser calls the protocol back through bound methods, so protocol and parser hold
@@ -39,8 +39,8 @@ import logging
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from maumau.server.clients import Proxies
-from maumau.server.limits import Quota, address_key
+from maumau.server.transport.clients import Proxies
+from maumau.server.transport.limits import Quota, address_key
 
 log = logging.getLogger("maumau.server")
 

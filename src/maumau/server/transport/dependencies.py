@@ -1,6 +1,7 @@
 """The versions of uvicorn and websockets the server is known to work with.
 
-:mod:`maumau.server.framing` and :mod:`maumau.server.http_protocol` subclass uvicorn's
+:mod:`maumau.server.transport.framing` and :mod:`maumau.server.transport.http_protocol`
+subclass uvicorn's
 HTTP and WebSocket protocols and use websockets' Sans-I/O connection: internals, which
 a new minor release may change without notice.  ``pyproject.toml`` bounds both to the
 minor versions the tests ran on (``tests/test_dependencies.py`` checks that the bounds

@@ -12,7 +12,7 @@ table's whole state."""
 
 from __future__ import annotations
 
-from maumau.server.limits import AddressLimiter, Quota, address_key
+from maumau.server.transport.limits import AddressLimiter, Quota, address_key
 from maumau.server.wire.errors import ServerError
 
 

@@ -37,7 +37,7 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 from websockets.server import ServerProtocol
 
-from maumau.server.limits import TokenBucket
+from maumau.server.transport.limits import TokenBucket
 
 if TYPE_CHECKING:
     from uvicorn._types import ASGISendEvent

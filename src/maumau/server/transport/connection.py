@@ -10,7 +10,7 @@ from typing import Any, cast
 from starlette.types import Send
 from starlette.websockets import WebSocket
 
-from maumau.server.limits import TokenBucket
+from maumau.server.transport.limits import TokenBucket
 from maumau.server.wire.model import Model
 from maumau.server.wire.protocol import Closed
 
