@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.hub import Hub
-from maumau.server.presence import PresenceNotices
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
+from maumau.server.live.presence import PresenceNotices
 from maumau.server.sockets import receive
 from maumau.server.wire.protocol import CreateGame
 from maumau.store import Store, StoreUnavailable

@@ -4,7 +4,7 @@ names every one of them and every module of every package (and the browser clien
 modules); neither names a path that no longer exists.
 
 A path is named by writing it in backticks, relative to ``src/maumau``: ``cli.py``,
-``engine/``, ``server/referee.py``, ``web/js/game.js``.
+``engine/``, ``server/live/referee.py``, ``web/js/game.js``.
 """
 
 from __future__ import annotations

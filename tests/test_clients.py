@@ -21,7 +21,7 @@ from maumau.cli.main import build_parser
 from maumau.cli.serve_options import proxy_settings
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
-from maumau.server.replays import qr_svg
+from maumau.server.live.replays import qr_svg
 from maumau.server.transport.clients import PEER, Proxies, networks, public_url
 from maumau.server.transport.http_protocol import http_protocol
 from serverkit import TEST_LIMITS, create_table

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
 from maumau.server.invites import MAX_LINK, Invites
-from maumau.server.replays import qr_svg
+from maumau.server.live.replays import qr_svg
 from maumau.server.transport.clients import MAX_HOST, valid_host
 from maumau.server.wire.errors import ServerError
 from serverkit import TEST_LIMITS, create_table

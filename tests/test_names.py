@@ -207,7 +207,7 @@ def test_a_person_cannot_look_like_a_computer_player_with_lookalike_letters(raw:
 
 
 def test_every_bot_name_the_server_gives_is_refused_to_a_person() -> None:
-    from maumau.server.seating import BOT_NAMES
+    from maumau.server.live.seating import BOT_NAMES
 
     for name in BOT_NAMES:
         assert refusal(f"{name} (bot)").code == "bad_name"

@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocket
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.hub import Hub
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
 from maumau.server.sockets import receive
 from maumau.server.transport.connection import Connection
 from maumau.server.transport.limits import TokenBucket

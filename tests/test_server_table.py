@@ -10,7 +10,7 @@ from maumau.engine import Rules, action_from_json
 from maumau.engine.actions import JACK_PLAYS, PLAYS, Play, play_action
 from maumau.engine.errors import IllegalAction
 from maumau.engine.replay import options_of
-from maumau.server.table import Table, new_deal
+from maumau.server.live.table import Table, new_deal
 from maumau.server.wire.protocol import TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
 

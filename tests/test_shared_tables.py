@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.hub import Hub
-from maumau.server.referee import Referee
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
+from maumau.server.live.referee import Referee
 from maumau.server.sockets import receive
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.protocol import CreateGame

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from maumau.engine.options import OPTION_KEYS, PRESETS
-from maumau.server.chat import REACTIONS
+from maumau.server.live.chat import REACTIONS
 
 WEB = Path(__file__).resolve().parents[2] / "src" / "maumau" / "web"
 LANGUAGES = ("en", "de", "da", "sv")

@@ -32,7 +32,7 @@ def add_metrics_arguments(serve: Any) -> None:
 
 def add_budget_arguments(serve: Any) -> None:
     """The limits on computer play, live tables and finished games' documents
-    (maumau.server.budget, maumau.server.archive)."""
+    (maumau.server.live.budget, maumau.server.live.archive)."""
     serve.add_argument(
         "--live-tables-per-address",
         type=count,

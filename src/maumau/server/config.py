@@ -59,7 +59,7 @@ class ServerConfig:
     #: (then ``POST /api/games`` is refused with ``too_many_live_tables``)
     live_tables_per_address: int = 20
     #: of those, how many may play with no human player connected at once; another
-    #: one is paused (see :mod:`maumau.server.budget`)
+    #: one is paused (see :mod:`maumau.server.live.budget`)
     unattended_tables_per_address: int = 2
     #: the least delay of a computer move at a table with no human player connected
     unattended_bot_delay_ms: int = 500
@@ -70,7 +70,7 @@ class ServerConfig:
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     #: the share of one worker the ``hard`` decisions of one table may keep busy on
     #: average (worker-seconds a second); past it, its computer moves wait (see
-    #: :mod:`maumau.server.pool_share`)
+    #: :mod:`maumau.server.live.pool_share`)
     worker_share_per_table: float = 0.25
     #: the same for all the tables one client address created, together
     worker_share_per_address: float = 0.5

@@ -31,8 +31,8 @@ from maumau.store import StoreError
 if TYPE_CHECKING:
     import uvicorn
 
-    from maumau.server.hub import Hub
-    from maumau.server.referee import Referee
+    from maumau.server.live.hub import Hub
+    from maumau.server.live.referee import Referee
     from maumau.server.transport.admission import Admission
 
 log = logging.getLogger("maumau.server")

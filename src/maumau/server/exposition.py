@@ -2,7 +2,7 @@
 
 Every app has a registry of its own (:func:`registry_for`), never the library's
 global one: tests run several apps in one process.  Its collector reads the counts
-(:mod:`maumau.server.metrics`) and the live tables when it is scraped; the process's
+(:mod:`maumau.server.live.metrics`) and the live tables when it is scraped; the process's
 own figures (CPU, memory, open files) come from ``prometheus_client``'s
 ``ProcessCollector``.  The registry is served on a port of its own
 (:mod:`maumau.server.metrics_server`), not on the public one.
@@ -23,10 +23,10 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from maumau import __version__
-from maumau.server.metrics import Counts, Tally
+from maumau.server.live.metrics import Counts, Tally
 
 if TYPE_CHECKING:
-    from maumau.server.hub import Hub
+    from maumau.server.live.hub import Hub
 
 #: the table states counted (a closed table leaves memory at once)
 STATES = ("lobby", "playing", "finished")

@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable
 
 import segno
 
-from maumau.server.hub import Hub
-from maumau.server.replays import qr_svg
-from maumau.server.table import MAX_ID, plausible_id
+from maumau.server.live.hub import Hub
+from maumau.server.live.replays import qr_svg
+from maumau.server.live.table import MAX_ID, plausible_id
 from maumau.server.transport.clients import MAX_HOST
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, store_unavailable

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from maumau.server.hub import Hub
+from maumau.server.live.hub import Hub
 from maumau.store import StoreError
 from maumau.store.migrate import head_revision
 

@@ -10,12 +10,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 
-from maumau.server import seating
-from maumau.server.archive import reply
-from maumau.server.hub import Hub
 from maumau.server.invites import Invites, check_exists
+from maumau.server.live import seating
+from maumau.server.live.archive import reply
+from maumau.server.live.hub import Hub
+from maumau.server.live.table import invite_of
 from maumau.server.probes import Readiness
-from maumau.server.table import invite_of
 from maumau.server.transport.clients import base_url, client_host
 from maumau.server.transport.limits import address_key
 from maumau.server.wire.errors import ServerError
@@ -159,7 +159,7 @@ async def replay_frames(game_id: str, request: Request) -> Response:
 
 
 async def _document(request: Request, game_id: str, kind: str) -> Response:
-    """A finished game's document, made once in a worker and kept (maumau.server.archive)."""
+    """A finished game's document, made once in a worker and kept (maumau.server.live.archive)."""
     archive = hub_of(request).archive
     archive.allow(address_key(client_host(request)))
     document = await archive.document(game_id, kind)

@@ -19,11 +19,11 @@ from fastapi import WebSocket, WebSocketDisconnect
 from pydantic import TypeAdapter, ValidationError
 from starlette.types import Message, Send
 
-from maumau.server import seating, takeover
 from maumau.server.config import ServerConfig
 from maumau.server.drain import GOODBYE, SERVICE_RESTART
-from maumau.server.hub import Hub
-from maumau.server.referee import Referee
+from maumau.server.live import seating, takeover
+from maumau.server.live.hub import Hub
+from maumau.server.live.referee import Referee
 from maumau.server.transport.admission import Admission, Place
 from maumau.server.transport.clients import client_host, origin_of
 from maumau.server.transport.connection import Connection
@@ -241,7 +241,7 @@ async def receive(
 async def _seat_request(
     conn: Connection, referee: Referee, message: AskSeat | WithdrawSeat | AnswerSeat
 ) -> None:
-    """A late friend's request for a seat, or the host's answer (server/takeover.py)."""
+    """A late friend's request for a seat, or the host's answer (server/live/takeover.py)."""
     if not conn.greeted:
         raise ServerError("hello_required", "send hello first")
     if isinstance(message, AskSeat):
@@ -253,7 +253,7 @@ async def _seat_request(
 
 
 async def _chat(referee: Referee, conn: Connection, message: Chat | React | SetChat) -> None:
-    """A chat line, a reaction or the host's chat settings (maumau.server.chat)."""
+    """A chat line, a reaction or the host's chat settings (maumau.server.live.chat)."""
     if isinstance(message, Chat):
         await referee.chat.say(conn, message.text)
     elif isinstance(message, React):

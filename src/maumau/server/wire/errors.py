@@ -62,7 +62,7 @@ ERROR_CODES: dict[str, tuple[int, str]] = {
     "bad_name": (422, "not a display name (the message names the rule it breaks)"),
     "name_taken": (409, "another seat at this table has this name"),
     "bad_level": (422, "not a computer player level: random, easy, normal, hard"),
-    # late friends taking over a computer-played seat (server/takeover.py)
+    # late friends taking over a computer-played seat (server/live/takeover.py)
     "not_spectator": (409, "only a spectator may ask for a seat; this connection holds one"),
     "not_playing": (409, "seats are taken over only while the game is being played"),
     "seat_not_computer": (409, "that seat is not played by a computer (any more)"),

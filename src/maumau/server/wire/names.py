@@ -98,7 +98,7 @@ def plain_text(raw: str, max_length: int, code: str = "bad_name", what: str = "n
     """``raw`` normalised, if it is plain visible text of at most ``max_length`` code
     points by the rules above (all but the computer players' names); else the error
     ``code`` naming ``what`` and the rule it breaks.  Names use it, and so do the
-    table's chat lines (:mod:`maumau.server.chat`)."""
+    table's chat lines (:mod:`maumau.server.live.chat`)."""
     if not raw:
         raise _bad("it is empty", code, what)
     for char in raw:

@@ -1,6 +1,6 @@
 """The protocol's messages of the talk around a table, beside the moves: late friends
-asking the host for a computer-played seat (``maumau.server.takeover``), and the chat and
-reactions (``maumau.server.chat``).  ``maumau.server.wire.protocol`` takes them into its
+asking the host for a computer-played seat (``maumau.server.live.takeover``), and the chat and
+reactions (``maumau.server.live.chat``).  ``maumau.server.wire.protocol`` takes them into its
 unions and lists; ``docs/protocol.md`` describes them with the rest."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pydantic import Field
 
 from maumau.server.wire.model import Model, Name
 
-# --- WebSocket: late friends ask for a computer-played seat (server/takeover.py) --------
+# --- WebSocket: late friends ask for a computer-played seat (server/live/takeover.py) --------
 
 
 class AskSeat(Model):
@@ -37,7 +37,7 @@ class AnswerSeat(Model):
     accept: bool
 
 
-# --- chat and reactions (maumau.server.chat): client to server ---------------------------
+# --- chat and reactions (maumau.server.live.chat): client to server ---------------------------
 
 
 class Chat(Model):
@@ -51,7 +51,7 @@ class Chat(Model):
 
 class React(Model):
     """A quick reaction, shown at the sender's seat: one of the server's keys
-    (``REACTIONS`` in maumau.server.chat; otherwise ``unknown_reaction``)."""
+    (``REACTIONS`` in maumau.server.live.chat; otherwise ``unknown_reaction``)."""
 
     type: Literal["react"]
     key: str = Field(max_length=32)
@@ -67,7 +67,7 @@ class SetChat(Model):
     spectator_reactions: bool | None = None
 
 
-# --- WebSocket: late friends, server to client (server/takeover.py) ---------------------
+# --- WebSocket: late friends, server to client (server/live/takeover.py) ---------------------
 
 
 class SeatAsked(Model):
@@ -116,7 +116,7 @@ class SeatGiven(Model):
     token: str
 
 
-# --- chat and reactions (maumau.server.chat): server to client ---------------------------
+# --- chat and reactions (maumau.server.live.chat): server to client ---------------------------
 
 
 class ChatLine(Model):

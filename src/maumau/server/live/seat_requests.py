@@ -1,5 +1,5 @@
 """A table's open requests for a seat: late friends asking the host for a seat that a
-computer plays (see :mod:`maumau.server.takeover` for the takeover itself).
+computer plays (see :mod:`maumau.server.live.takeover` for the takeover itself).
 
 A request lives in the memory of the process its asker is connected to, and only as
 long as it is useful: it ends when the host answers it, when its asker withdraws it or
@@ -40,9 +40,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol, cast
 
-from maumau.server.results import welcome
-from maumau.server.table import Table
-from maumau.server.tasks import quiet
+from maumau.server.live.results import welcome
+from maumau.server.live.table import Table
+from maumau.server.live.tasks import quiet
 from maumau.server.transport.connection import Connection
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError

@@ -13,7 +13,7 @@ pool busy and make every other table's hard players wait.  So, per server proces
   (``worker_share_per_table``, ``worker_share_per_address``), up to
   :data:`BURST_SECONDS` of it.  A decision may take a bucket below zero; then the
   table's next computer move waits until both of its buckets are back at zero
-  (:meth:`maumau.server.budget.Budget.admit`).  So a table's hard players move as
+  (:meth:`maumau.server.live.budget.Budget.admit`).  So a table's hard players move as
   their table's pace allows until they have used their burst, then no faster than
   their share allows, and the tables of one address together no faster than its own.
 - **Turns** (:class:`Turns`).  The workers are handed out one decision at a time,

@@ -8,7 +8,7 @@ at most :data:`MAX_TEXT` characters, kept with the table (its last :data:`KEEP` 
 so a reload shows them; written in batches, :mod:`maumau.store.chat_buffer`) and never
 in the game record.  The host may turn chat off, may let spectators chat (by default
 players chat, spectators do not), and may turn spectators' reactions off.  Lines and
-reactions are rate-limited per person (:mod:`maumau.server.chat_budget`), on top of the
+reactions are rate-limited per person (:mod:`maumau.server.live.chat_budget`), on top of the
 limit on all of a connection's messages.
 On PostgreSQL every line, reaction and change of the settings reaches the players of
 the other server processes through a notice (:mod:`maumau.store.chat`).
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from pydantic import ValidationError
 
-from maumau.server.chat_budget import ChatBudget
-from maumau.server.table import Table
+from maumau.server.live.chat_budget import ChatBudget
+from maumau.server.live.table import Table
 from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.server.wire.model import Model
@@ -68,7 +68,7 @@ def line_of(row: ChatRow) -> ChatLine:
 
 class ChatHost(Protocol):
     """What a chat room needs of its table's referee
-    (:class:`maumau.server.referee.Referee`, which owns it)."""
+    (:class:`maumau.server.live.referee.Referee`, which owns it)."""
 
     table: Table
     store: Store
@@ -89,7 +89,7 @@ class ChatRoom:
         self._loading = asyncio.Lock()
         #: the settings heard from another process while they were being read
         self._heard: ChatSettingsRow | None = None
-        #: what each person may send (maumau.server.chat_budget)
+        #: what each person may send (maumau.server.live.chat_budget)
         self.budget = ChatBudget()
 
     # --- reading ------------------------------------------------------------------------

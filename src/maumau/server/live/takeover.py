@@ -3,7 +3,7 @@
 Once a game runs, a friend who opens the invite link watches.  They may ask for a
 seat a computer plays (a bot seat, or the seat of a player who left and is played by
 a stand-in); the host accepts or declines with one click (the requests are kept by
-:mod:`maumau.server.seat_requests`).  On accepting, under the table's lock (as every
+:mod:`maumau.server.live.seat_requests`).  On accepting, under the table's lock (as every
 move: a computer move being made finishes first, one planned is planned again), the
 seat is bound to a new token, stored, and handed to the asker's connection, which
 plays the seat from the next move on: its hand, its totals, its earlier rounds.
@@ -22,14 +22,14 @@ What changes with the seat (docs/protocol.md, "Late friends"):
 Other server processes learn of the new holder from the stored seats, as of any
 change of seats (a change notice, then :meth:`Referee.reload`); an asker connected to
 another process than the host's is handed the seat there (see
-:mod:`maumau.server.seat_requests`).
+:mod:`maumau.server.live.seat_requests`).
 """
 
 from __future__ import annotations
 
-from maumau.server.referee import Referee
-from maumau.server.seat_requests import SeatRequest
-from maumau.server.seating import new_token, save_seats, token_hash
+from maumau.server.live.referee import Referee
+from maumau.server.live.seat_requests import SeatRequest
+from maumau.server.live.seating import new_token, save_seats, token_hash
 from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.names import display_name, distinct_name

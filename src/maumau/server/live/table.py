@@ -3,7 +3,7 @@
 A table is rebuilt from its stored rows (the game record: options, seats, and every
 deal and accepted action in order) and changes only by steps that the store has
 committed.  This module holds no connections and does no I/O; see
-:mod:`maumau.server.referee` for the code that commits steps and tells the players.
+:mod:`maumau.server.live.referee` for the code that commits steps and tells the players.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from maumau.engine.cards import CODES, deck_mask
 from maumau.engine.errors import BadOption
 from maumau.engine.record import UnreadableAction
 from maumau.engine.verify import commitment_of
-from maumau.server.marks import MOVERS, split_mark
+from maumau.server.live.marks import MOVERS, split_mark
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.protocol import GameInfo, SeatInfo, TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
@@ -141,7 +141,7 @@ class Table:
         self.ready: set[int] = set()
         self.round_ended_at: float | None = None
         #: the server holds back its computer play: nobody is at the table (see
-        #: :mod:`maumau.server.budget`)
+        #: :mod:`maumau.server.live.budget`)
         self.paused = False
         #: one writer per table
         self.lock = asyncio.Lock()
@@ -290,7 +290,7 @@ class Table:
 
     def name_seats(self) -> None:
         """The game's players are named as the seats are (a seat taken over by a late
-        friend takes the newcomer's name; see :mod:`maumau.server.takeover`)."""
+        friend takes the newcomer's name; see :mod:`maumau.server.live.takeover`)."""
         if self.game is not None and len(self.game.players) == len(self.seats):
             self.game.players = tuple(s.name for s in self.seats)
 

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from fastapi import APIRouter, Request
 
-from maumau.server.referee import Referee
+from maumau.server.live.referee import Referee
 from maumau.server.transport.connection import Connection
 from maumau.server.wire.protocol import Announcement
 from maumau.store import Store, StoreError
@@ -34,7 +34,7 @@ POLL_SECONDS = 2.0
 
 
 class NoticesHost(Protocol):
-    """What the notices need of their hub (:class:`maumau.server.hub.Hub`, which owns
+    """What the notices need of their hub (:class:`maumau.server.live.hub.Hub`, which owns
     them)."""
 
     store: Store

@@ -24,13 +24,13 @@ stand-ins would play it to the end at full speed, for nobody.  So, per server pr
   (``worker_share_per_table``, ``worker_share_per_address``; bursts of a few seconds
   of it).  A table that owes worker time, or whose creator does, waits before its next
   computer move until the debt is paid off; and the workers are handed out in turns,
-  round-robin among the addresses (:mod:`maumau.server.pool_share`).  So no table and
+  round-robin among the addresses (:mod:`maumau.server.live.pool_share`).  So no table and
   no address can take the pool from the others, however fast its tables are set to
   play and whoever watches them.
 
 Which address created a table is kept in memory only: after a restart nobody is
 connected, so every resumed table starts paused anyway.  The ``hard`` bot decides in a
-worker process (:mod:`maumau.server.workers`), the cheap levels on the event loop: they
+worker process (:mod:`maumau.server.live.workers`), the cheap levels on the event loop: they
 take microseconds, and are not metered.
 """
 
@@ -44,10 +44,10 @@ from typing import Protocol
 
 from maumau.engine import Action, SeatView
 from maumau.server.config import ServerConfig
-from maumau.server.pool_share import Meter
-from maumau.server.table import Table
+from maumau.server.live.pool_share import Meter
+from maumau.server.live.table import Table
+from maumau.server.live.workers import Workers
 from maumau.server.wire.errors import ServerError
-from maumau.server.workers import Workers
 
 LIVE = ("lobby", "playing")
 

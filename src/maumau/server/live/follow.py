@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from maumau.engine import EngineError
-from maumau.server.results import game_end, round_end
-from maumau.server.table import Table
+from maumau.server.live.results import game_end, round_end
+from maumau.server.live.table import Table
 from maumau.server.wire.model import Model
 from maumau.store import GameRow, StepRow, Store, StoreError
 
@@ -89,7 +89,7 @@ class Absences(Protocol):
 
 class Followed(Protocol):
     """What catching up needs of a table's referee
-    (:class:`maumau.server.referee.Referee`)."""
+    (:class:`maumau.server.live.referee.Referee`)."""
 
     table: Table
     store: Store

@@ -14,9 +14,9 @@ from dataclasses import replace
 
 from maumau.engine import BadOption, Rules
 from maumau.engine.replay import options_of
-from maumau.server.hub import Hub
-from maumau.server.referee import Referee
-from maumau.server.table import invite_of, max_seats
+from maumau.server.live.hub import Hub
+from maumau.server.live.referee import Referee
+from maumau.server.live.table import invite_of, max_seats
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.server.wire.names import display_name, distinct_name

@@ -11,7 +11,7 @@ import orjson
 from maumau.engine import Game
 from maumau.engine.actions import Action
 from maumau.engine.view import events_json, own_json, public_json
-from maumau.server.table import Table
+from maumau.server.live.table import Table
 from maumau.server.transport.connection import Connection
 
 

@@ -2,7 +2,7 @@
 compressed.
 
 A finished (or closed) game never changes, so its documents are made once: in a worker
-process (:func:`maumau.server.replays.documents_of`, never on the event loop), from
+process (:func:`maumau.server.live.replays.documents_of`, never on the event loop), from
 its stored steps (never by loading the table into memory), one game at a time, and at
 most :data:`QUEUE` games waiting.  They are kept in the store's ``exports`` table as
 gzip-compressed JSON, so they survive a restart and serve every server process on the
@@ -23,11 +23,11 @@ from typing import Any
 
 from starlette.responses import Response
 
-from maumau.server.replays import documents_of
-from maumau.server.table import Table, plausible_id
+from maumau.server.live.replays import documents_of
+from maumau.server.live.table import Table, plausible_id
+from maumau.server.live.workers import Workers
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError
-from maumau.server.workers import Workers
 from maumau.store import Store, StoreError
 
 log = logging.getLogger("maumau.server")

@@ -4,7 +4,7 @@ Every change goes the same way, under the table's lock: the engine applies it (a
 illegal move changes nothing), the store commits it, and only then are the players
 told.  If the store refuses, the table is rebuilt from what was committed.  The
 referee also moves for computer players: bot seats, absent players' seats after the
-grace period, and a seat whose turn timer ran out (see :mod:`maumau.server.stand_in`).
+grace period, and a seat whose turn timer ran out (see :mod:`maumau.server.live.stand_in`).
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from typing import NoReturn, TypeVar
 
 from maumau.engine import Game, IllegalAction
 from maumau.engine.actions import Action
-from maumau.server.chat import ChatRoom
-from maumau.server.follow import Follower, absorb, catch_up
-from maumau.server.metrics import UNCOUNTED
-from maumau.server.presence import Facts, PresenceNotices
-from maumau.server.results import game_end, round_end, welcome
-from maumau.server.seat_requests import OpenRequests
-from maumau.server.stand_in import StandIn
-from maumau.server.states import state_texts
-from maumau.server.table import Table, new_deal, read_action
-from maumau.server.tasks import quiet, unbroken
+from maumau.server.live.chat import ChatRoom
+from maumau.server.live.follow import Follower, absorb, catch_up
+from maumau.server.live.metrics import UNCOUNTED
+from maumau.server.live.presence import Facts, PresenceNotices
+from maumau.server.live.results import game_end, round_end, welcome
+from maumau.server.live.seat_requests import OpenRequests
+from maumau.server.live.stand_in import StandIn
+from maumau.server.live.states import state_texts
+from maumau.server.live.table import Table, new_deal, read_action
+from maumau.server.live.tasks import quiet, unbroken
 from maumau.server.transport.connection import Connection
 from maumau.server.wire.errors import ServerError
 from maumau.server.wire.model import Model
@@ -59,12 +59,12 @@ class Referee:
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: catch_up(me, table_too))
         self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
-        #: the table's reactions and chat (maumau.server.chat)
+        #: the table's reactions and chat (maumau.server.live.chat)
         self.chat = ChatRoom(me)
         #: the server is draining and this table is done here: no move is taken any more
         #: (see :mod:`maumau.server.drain`)
         self.stopped = False
-        #: late friends' open requests for computer-played seats (server/takeover.py)
+        #: late friends' open requests for computer-played seats (server/live/takeover.py)
         self.seat_requests = OpenRequests(self)
 
     # --- connections ------------------------------------------------------------------

@@ -15,14 +15,14 @@ import logging
 import time
 from collections.abc import Callable
 
-from maumau.server.archive import Archive
-from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
-from maumau.server.metrics import Counts
-from maumau.server.notices import Notices
-from maumau.server.referee import Referee
-from maumau.server.table import Table, plausible_id
-from maumau.server.tasks import quiet
+from maumau.server.live.archive import Archive
+from maumau.server.live.budget import Budget
+from maumau.server.live.metrics import Counts
+from maumau.server.live.notices import Notices
+from maumau.server.live.referee import Referee
+from maumau.server.live.table import Table, plausible_id
+from maumau.server.live.tasks import quiet
 from maumau.server.transport.limits import AddressLimiter
 from maumau.server.wire.errors import ServerError, store_unavailable
 from maumau.store import GameRow, Store, StoreError
@@ -50,7 +50,7 @@ class Hub:
         self.store = store
         self.config = config
         self.clock = clock
-        #: what ``/metrics`` shows (maumau.server.metrics)
+        #: what ``/metrics`` shows (maumau.server.live.metrics)
         self.metrics = metrics or Counts()
         self.referees: dict[str, Referee] = {}
         self.loading = asyncio.Lock()
@@ -63,8 +63,8 @@ class Hub:
             self.listener.on_lag = self.metrics.notify_lag.observe
             self.listener.on_request = self.seat_notice
         self.heartbeat: asyncio.Task[None] | None = None
-        #: what computer play may cost (maumau.server.budget), and finished games'
-        #: documents (maumau.server.archive)
+        #: what computer play may cost (maumau.server.live.budget), and finished games'
+        #: documents (maumau.server.live.archive)
         self.budget = Budget(config, self.referees)
         self.archive = Archive(store, config.replays_per_minute, self.live_table)
         #: what one client address may make the store read where other processes
@@ -72,7 +72,7 @@ class Hub:
         #: catch-ups before table info (see :meth:`current`)
         self.token_lookups = AddressLimiter(config.token_lookups_per_minute)
         self.fresh_reads = AddressLimiter(config.fresh_reads_per_minute)
-        #: what ``maumau admin`` asks of this server (maumau.server.notices)
+        #: what ``maumau admin`` asks of this server (maumau.server.live.notices)
         self.notices = Notices(self)
         #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
         #: new players

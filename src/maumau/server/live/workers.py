@@ -24,7 +24,7 @@ watches the worker's parent, which is the forkserver, not the server.)
 A worker is handed only what the work needs: for a bot decision the seat's view, its
 legal actions, the bot's level and a fresh seed (never the game), so a bot in a worker
 sees exactly what it would see in the server.  The workers are handed out in turns
-(:class:`maumau.server.pool_share.Turns`): round-robin among the keys (for a bot
+(:class:`maumau.server.live.pool_share.Turns`): round-robin among the keys (for a bot
 decision, its table's creator) that have work waiting, at most half of them to one key.
 """
 
@@ -44,14 +44,14 @@ from typing import Any, TypeVar
 
 from maumau.bots import make_bot
 from maumau.engine import Action, SeatView, action_from_json
-from maumau.server.pool_share import Turns
+from maumau.server.live.pool_share import Turns
 
 log = logging.getLogger("maumau.server")
 
 T = TypeVar("T")
 
 #: what a worker imports before its first task (the forkserver keeps them imported)
-PRELOAD = ["maumau.server.workers", "maumau.server.replays"]
+PRELOAD = ["maumau.server.live.workers", "maumau.server.live.replays"]
 
 
 def _context() -> Any:

@@ -3,7 +3,7 @@ a table's invite link.
 
 :func:`documents_of` makes a game's documents (its record, and once it is finished its
 replay) from its stored steps, as gzip-compressed JSON; it runs in a worker process
-(:mod:`maumau.server.workers`), and :mod:`maumau.server.archive` keeps what it makes.
+(:mod:`maumau.server.live.workers`), and :mod:`maumau.server.live.archive` keeps what it makes.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import segno
 
 from maumau.engine import Game, Rules, action_from_json, record_of
 from maumau.engine.cards import CODES, cards_of
-from maumau.server.marks import split_mark
+from maumau.server.live.marks import split_mark
 
 #: gzip's level for documents: made once, sent often (level 6: a 12,000-action replay
 #: of 8 MB shrinks to 0.26 MB in 0.07 s)
@@ -28,7 +28,7 @@ GZIP_LEVEL = 6
 
 def game_of(options: dict[str, Any], players: Sequence[str], steps: Sequence[Any]) -> Game:
     """The game that stored steps (``(kind, data, ...)`` sequences, in order) make, as
-    a table rebuilds it (:meth:`maumau.server.table.Table.accept`)."""
+    a table rebuilds it (:meth:`maumau.server.live.table.Table.accept`)."""
     game = Game(Rules.from_dict(options), list(players))
     for index, (kind, data, *_) in enumerate(steps):
         if kind == "deal":

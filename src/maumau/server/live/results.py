@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from maumau.engine import Game
-from maumau.server.table import Table
+from maumau.server.live.table import Table
 from maumau.server.wire.protocol import GameEnd, RoundEnd, Welcome
 
 
