@@ -20,14 +20,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import probes, routes, shell, sockets
+from maumau.server import routes, shell, sockets
 from maumau.server.config import ServerConfig
 from maumau.server.headers import secure
 from maumau.server.invites import Invites
 from maumau.server.live import notices
 from maumau.server.live.hub import Hub
 from maumau.server.live.metrics import Counts
-from maumau.server.metrics_server import observing, registry_of
+from maumau.server.ops import probes
+from maumau.server.ops.metrics_server import observing, registry_of
 from maumau.server.transport.admission import Admission
 from maumau.server.transport.clients import Proxies, public_url
 from maumau.server.transport.limits import AddressLimiter

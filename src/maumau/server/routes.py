@@ -15,7 +15,7 @@ from maumau.server.live import seating
 from maumau.server.live.archive import reply
 from maumau.server.live.hub import Hub
 from maumau.server.live.table import invite_of
-from maumau.server.probes import Readiness
+from maumau.server.ops.probes import Readiness
 from maumau.server.transport.clients import base_url, client_host
 from maumau.server.transport.limits import address_key
 from maumau.server.wire.errors import ServerError
@@ -57,7 +57,7 @@ def bearer(authorization: str | None) -> str | None:
 @router.get("/api/health", response_model=Health, tags=["server"])
 async def health(request: Request) -> Health | JSONResponse:
     hub = hub_of(request)
-    # the readiness probe's database check, shared and kept a second (maumau.server.probes)
+    # the readiness probe's database check, shared and kept a second (maumau.server.ops.probes)
     readiness: Readiness = request.app.state.readiness
     database = "ok" if (await readiness.current(hub))["database"] == "ok" else "unavailable"
     body = Health(

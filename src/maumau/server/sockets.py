@@ -20,10 +20,10 @@ from pydantic import TypeAdapter, ValidationError
 from starlette.types import Message, Send
 
 from maumau.server.config import ServerConfig
-from maumau.server.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.live import seating, takeover
 from maumau.server.live.hub import Hub
 from maumau.server.live.referee import Referee
+from maumau.server.ops.drain import GOODBYE, SERVICE_RESTART
 from maumau.server.transport.admission import Admission, Place
 from maumau.server.transport.clients import client_host, origin_of
 from maumau.server.transport.connection import Connection

@@ -74,7 +74,7 @@ class Hub:
         self.fresh_reads = AddressLimiter(config.fresh_reads_per_minute)
         #: what ``maumau admin`` asks of this server (maumau.server.live.notices)
         self.notices = Notices(self)
-        #: the server is stopping (:mod:`maumau.server.drain`): no computer moves, no
+        #: the server is stopping (:mod:`maumau.server.ops.drain`): no computer moves, no
         #: new players
         self.draining = False
 
@@ -293,7 +293,7 @@ class Hub:
     def begin_drain(self) -> None:
         """The server stops: no computer move, turn timer or takeover starts here
         from now on, and no table is swept (a move being made is finished; see
-        :mod:`maumau.server.drain`)."""
+        :mod:`maumau.server.ops.drain`)."""
         self.draining = True
         if self.sweeper is not None:
             self.sweeper.cancel()

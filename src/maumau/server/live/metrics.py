@@ -4,7 +4,7 @@ The move path is hot (thousands of moves a second), so counting a move is an int
 increment and a histogram observation a bisection and two additions: no lock, no
 allocation.  Everything here is only touched from the event loop's thread, so no
 lock is needed either.  The figures are turned into Prometheus metrics only when
-they are scraped (:mod:`maumau.server.exposition`), and what can be read off the live
+they are scraped (:mod:`maumau.server.ops.exposition`), and what can be read off the live
 tables then (tables by state, connections) is not counted here at all.
 
 This module imports nothing but the standard library: the referee and the stand-in

@@ -62,7 +62,7 @@ class Referee:
         #: the table's reactions and chat (maumau.server.live.chat)
         self.chat = ChatRoom(me)
         #: the server is draining and this table is done here: no move is taken any more
-        #: (see :mod:`maumau.server.drain`)
+        #: (see :mod:`maumau.server.ops.drain`)
         self.stopped = False
         #: late friends' open requests for computer-played seats (server/live/takeover.py)
         self.seat_requests = OpenRequests(self)

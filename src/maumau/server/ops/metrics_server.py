@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from maumau.server.exposition import registry_for
+from maumau.server.ops.exposition import registry_for
 
 log = logging.getLogger("maumau.server")
 

@@ -5,7 +5,7 @@ global one: tests run several apps in one process.  Its collector reads the coun
 (:mod:`maumau.server.live.metrics`) and the live tables when it is scraped; the process's
 own figures (CPU, memory, open files) come from ``prometheus_client``'s
 ``ProcessCollector``.  The registry is served on a port of its own
-(:mod:`maumau.server.metrics_server`), not on the public one.
+(:mod:`maumau.server.ops.metrics_server`), not on the public one.
 """
 
 from __future__ import annotations
