@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from maumau.server import sockets
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
+from maumau.server.http import sockets
 from maumau.server.wire import protocol, table_talk
 from maumau.server.wire.errors import ENGINE_CODES, ERROR_CODES
 

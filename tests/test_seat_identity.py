@@ -29,9 +29,9 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocket
 
 from maumau.server.config import ServerConfig
+from maumau.server.http.sockets import receive
 from maumau.server.live import seating
 from maumau.server.live.hub import Hub
-from maumau.server.sockets import receive
 from maumau.server.transport.connection import Connection
 from maumau.server.transport.limits import TokenBucket
 from maumau.server.wire.errors import ServerError

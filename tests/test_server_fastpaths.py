@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from maumau.server.sockets import CLIENT, _plain_action, parse
+from maumau.server.http.sockets import CLIENT, _plain_action, parse
 from maumau.server.wire.errors import ServerError
 
 scalars = st.one_of(

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 
 from maumau.server.app import create_app
 from maumau.server.config import WEB_DIR, ServerConfig
-from maumau.server.headers import POLICY
-from maumau.server.shell import Shell
+from maumau.server.http.headers import POLICY
+from maumau.server.http.shell import Shell
 from serverkit import create_table, make_client
 
 

@@ -1,7 +1,7 @@
 """The ASGI application: ``create_app(config)`` gives a FastAPI app with its store,
 its hub of live tables, the HTTP routes, the WebSocket endpoint and the web client.
 
-Every HTTP reply carries the security headers of :mod:`maumau.server.headers`.  The
+Every HTTP reply carries the security headers of :mod:`maumau.server.http.headers`.  The
 HTTP part is described as OpenAPI at ``/openapi.json``; FastAPI's ``/docs`` and
 ``/redoc`` pages are off, since they load their scripts from a third-party CDN, and no
 third-party script may run on the origin whose storage holds the seat tokens."""
@@ -20,10 +20,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import routes, shell, sockets
 from maumau.server.config import ServerConfig
-from maumau.server.headers import secure
-from maumau.server.invites import Invites
+from maumau.server.http import routes, shell, sockets
+from maumau.server.http.headers import secure
+from maumau.server.http.invites import Invites
 from maumau.server.live import notices
 from maumau.server.live.hub import Hub
 from maumau.server.live.metrics import Counts
@@ -44,7 +44,7 @@ MAX_BODY = 64 * 1024
 
 class App(FastAPI):
     """The server's ASGI app: FastAPI for HTTP, and a table's WebSocket
-    (``/ws/{game_id}``) straight to :func:`maumau.server.sockets.play`.
+    (``/ws/{game_id}``) straight to :func:`maumau.server.http.sockets.play`.
 
     Through FastAPI's middleware and router every connection kept about 20 more
     coroutines and 40 more other objects for its whole life (one frame of each layer it

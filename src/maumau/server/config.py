@@ -77,7 +77,7 @@ class ServerConfig:
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
     #: QR codes of invite links not made yet that one client address may ask for per
-    #: minute (:mod:`maumau.server.invites`; a code made once is kept and free)
+    #: minute (:mod:`maumau.server.http.invites`; a code made once is kept and free)
     qr_codes_per_minute: float = 30.0
     #: where other processes share the database: looks into the store for a ``hello``
     #: token this process does not know, that one client address may cost per minute

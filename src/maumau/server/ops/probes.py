@@ -9,7 +9,7 @@ database's address, user or error.
 A probe costs at most one small query: the outcome is kept for :data:`CACHE_SECONDS`,
 and probes that come while a check runs wait for that check instead of starting
 their own; the database has :data:`DATABASE_SECONDS` to answer.  ``GET /api/health``
-(:mod:`maumau.server.routes`) reads its ``database`` from the same check
+(:mod:`maumau.server.http.routes`) reads its ``database`` from the same check
 (:meth:`Readiness.current`): at most one query per period, whatever asks how often.
 """
 

@@ -4,7 +4,7 @@ and how many have not said ``hello`` yet.
 Every open socket holds a file descriptor, a task and its buffers, and every move at a
 table is sent to each of the table's sockets.  Without caps, one client opening
 sockets and never greeting could use up the process's open files (``GET /`` then fails
-for everyone); the ``hello`` deadline (in :func:`maumau.server.sockets.play`) and these
+for everyone); the ``hello`` deadline (in :func:`maumau.server.http.sockets.play`) and these
 caps bound what one address or one table can hold.  And an address may open only so
 many sockets a minute: a client closed for a flood (of messages, of pings) would
 otherwise come straight back, and every new socket costs a handshake, a hello and the
@@ -33,7 +33,7 @@ class Admission:
         """A socket from the client address ``host`` comes in: its place, pending until
         :meth:`Place.greet`; its :attr:`Place.too_soon` when the address opened as many
         this minute as it may (the caller holds the place a while, then refuses it:
-        :data:`maumau.server.sockets.TOO_SOON_SECONDS`).  ``too_many_connections`` when
+        :data:`maumau.server.http.sockets.TOO_SOON_SECONDS`).  ``too_many_connections`` when
         the address holds as many as it may."""
         key = address_key(host)
         if not self.addresses.take(key):

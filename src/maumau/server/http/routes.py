@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 
-from maumau.server.invites import Invites, check_exists
+from maumau.server.http.invites import Invites, check_exists
 from maumau.server.live import seating
 from maumau.server.live.archive import reply
 from maumau.server.live.hub import Hub
@@ -174,7 +174,7 @@ async def _document(request: Request, game_id: str, kind: str) -> Response:
 )
 async def invite_qr(game_id: str, request: Request) -> Response:
     """A QR code of the table's invite link (it holds no token; made once per link,
-    rate limited per address while new: maumau.server.invites)."""
+    rate limited per address while new: maumau.server.http.invites)."""
     link = invite_link(request, game_id)  # (bad_host: a Host no link is made of)
     invites: Invites = request.app.state.invites
     hub = hub_of(request)
