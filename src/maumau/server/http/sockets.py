@@ -82,7 +82,7 @@ async def play(ws: WebSocket, game_id: str, send: Send) -> None:
     server's own (the connection writes its frames through it).
 
     While it is open the socket holds a place against the caps per client address and
-    per table (:mod:`maumau.server.transport.admission`); over a cap it is sent ``closed``
+    per table (:mod:`maumau.server.admission`); over a cap it is sent ``closed``
     (``too_many_connections``) at once.  It must say hello within ``hello_seconds`` of
     opening, or it is sent ``closed`` (``hello_timeout``) and closed."""
     hub: Hub = ws.app.state.hub
@@ -241,7 +241,7 @@ async def receive(
 async def _seat_request(
     conn: Connection, referee: Referee, message: AskSeat | WithdrawSeat | AnswerSeat
 ) -> None:
-    """A late friend's request for a seat, or the host's answer (server/live/takeover.py)."""
+    """A late friend's request for a seat, or the host's answer (server/takeover.py)."""
     if not conn.greeted:
         raise ServerError("hello_required", "send hello first")
     if isinstance(message, AskSeat):
@@ -253,7 +253,7 @@ async def _seat_request(
 
 
 async def _chat(referee: Referee, conn: Connection, message: Chat | React | SetChat) -> None:
-    """A chat line, a reaction or the host's chat settings (maumau.server.live.chat)."""
+    """A chat line, a reaction or the host's chat settings (maumau.server.chat)."""
     if isinstance(message, Chat):
         await referee.chat.say(conn, message.text)
     elif isinstance(message, React):

@@ -7,11 +7,11 @@ only what their seat may see: the seat's view and its legal actions.
 
 One task at a time is scheduled: after every change the plan is made again, and a
 task that wakes up to an older plan does nothing.  Every plan passes the table's
-budget (:mod:`maumau.server.live.budget`): with no human player connected a table moves no
+budget (:mod:`maumau.server.budget`): with no human player connected a table moves no
 faster than the server's floor, and after a while, or past its creator's share, it is
 paused until a human player connects; and, attended or not, a table whose ``hard``
 players used more than their share of the workers waits until it is paid off.  The
-``hard`` bot thinks in a worker process (:mod:`maumau.server.live.workers`); the cheap
+``hard`` bot thinks in a worker process (:mod:`maumau.server.workers`); the cheap
 levels take microseconds and stay here.
 """
 
@@ -41,7 +41,7 @@ RETRY_SECONDS = 1.0
 
 class Host(Protocol):
     """What a stand-in needs of its table's referee
-    (:class:`maumau.server.live.referee.Referee`, which owns it)."""
+    (:class:`maumau.server.referee.Referee`, which owns it)."""
 
     table: Table
     clock: Callable[[], float]
@@ -96,7 +96,7 @@ class StandIn:
 
     def computer_seats(self) -> list[int]:
         """The seats a computer plays now in a game being played (a late friend may
-        ask for one: :mod:`maumau.server.live.takeover`)."""
+        ask for one: :mod:`maumau.server.takeover`)."""
         table, game = self.table, self.table.game
         if table.status != "playing" or game is None or game.finished:
             return []
