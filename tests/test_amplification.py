@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.hub import Hub
-from maumau.server.presence import PresenceNotices
-from maumau.server.protocol import CreateGame
-from maumau.server.sockets import receive
+from maumau.server.http.sockets import receive
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
+from maumau.server.live.presence import PresenceNotices
+from maumau.server.wire.protocol import CreateGame
 from maumau.store import Store, StoreUnavailable
 from serverkit import auth, create_table, join, make_client
 from test_seat_identity import Client

@@ -4,7 +4,7 @@ names every one of them and every module of every package (and the browser clien
 modules); neither names a path that no longer exists.
 
 A path is named by writing it in backticks, relative to ``src/maumau``: ``cli.py``,
-``engine/``, ``server/referee.py``, ``web/js/game.js``.
+``engine/``, ``server/live/referee.py``, ``web/js/game.js``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ ARCHITECTURE_MAP = "## The code map"
 
 #: files that are no module a map need name
 NOT_MODULES = {"py.typed"}
+#: the folders whose subfolders of code are named module by module (``web/js/main.js``,
+#: ``server/live/hub.py``); any other subfolder (``store/migrations/``) is named as a whole
+BY_MODULE = {"web": "*.js", "server": "*.py"}
 #: a backticked word that is a path: it ends with "/" or with one of these
 SUFFIXES = (".py", ".js", ".html", ".css", ".svg", ".webmanifest", ".json")
 PATH_LIKE = re.compile(r"^\w[\w./-]*$")
@@ -72,8 +75,8 @@ def top_level(src: Path) -> set[str]:
 
 def everything(src: Path) -> set[str]:
     """:func:`top_level`, and inside each folder every module, file and subfolder one
-    level down; a subfolder of code (``web/js/``) by its modules, any other
-    (``store/migrations/``, ``web/icons/``) as a whole."""
+    level down; a subfolder of code in :data:`BY_MODULE` (``web/js/``, ``server/live/``)
+    by its modules, any other (``store/migrations/``, ``web/icons/``) as a whole."""
     names = top_level(src)
     for folder in sorted(p for p in src.iterdir() if p.is_dir() and p.name != "__pycache__"):
         for path in sorted(folder.iterdir()):
@@ -83,8 +86,9 @@ def everything(src: Path) -> set[str]:
             if path.is_file():
                 if path.suffix == ".py" or folder.name == "web":
                     names.add(inner)
-            elif folder.name == "web" and _is_code(path):
-                names.update(f"{inner}/{p.name}" for p in sorted(path.glob("*.js")))
+            elif folder.name in BY_MODULE and _is_code(path):
+                modules = sorted(path.glob(BY_MODULE[folder.name]))
+                names.update(f"{inner}/{p.name}" for p in modules)
             else:
                 names.add(f"{inner}/")
     return names
@@ -147,6 +151,8 @@ def test_the_check_sees_a_new_module_and_a_stale_name(tmp_path: Path) -> None:
     (tmp_path / "engine" / "game.py").write_text("")
     (tmp_path / "engine" / "new.py").write_text("")
     (tmp_path / "cli.py").write_text("")
+    (tmp_path / "server" / "live").mkdir(parents=True)
+    (tmp_path / "server" / "live" / "hub.py").write_text("")
     (tmp_path / "web" / "js").mkdir(parents=True)
     (tmp_path / "web" / "js" / "main.js").write_text("")
     (tmp_path / "web" / "lang").mkdir()
@@ -155,15 +161,17 @@ def test_the_check_sees_a_new_module_and_a_stale_name(tmp_path: Path) -> None:
         "## The code map\n\n"
         "| `cli.py` | the command |\n| `engine/` | rules |\n"
         "| `engine/__init__.py` | api |\n| `engine/game.py` | a game |\n"
-        "| `engine/old.py` | gone |\n| `web/` | client |\n| `web/lang/` | words |\n"
+        "| `engine/old.py` | gone |\n| `server/` | server |\n"
+        "| `web/` | client |\n| `web/lang/` | words |\n"
         "\n## Glossary\n\n`web/js/main.js` is named here, outside the map.\n"
     )
     found = problems(tmp_path, text, "## The code map", everything(tmp_path), "the doc")
     assert len(found) == 2
-    assert "does not name: engine/new.py, web/js/main.js." in found[0]
+    assert "does not name: engine/new.py, server/live/hub.py, web/js/main.js." in found[0]
     assert "does not exist under src/maumau: engine/old.py." in found[1]
     text = text.replace("engine/old.py", "engine/new.py").replace(
-        "\n## Glossary", "| `web/js/main.js` | start |\n\n## Glossary"
+        "\n## Glossary",
+        "| `web/js/main.js` | start |\n| `server/live/hub.py` | tables |\n\n## Glossary",
     )
     assert problems(tmp_path, text, "## The code map", everything(tmp_path), "the doc") == []
     assert problems(tmp_path, "# Nothing\n", "## The code map", set(), "the doc") == [

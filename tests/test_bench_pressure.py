@@ -31,7 +31,7 @@ from lab.pressure.socket_floods import chat_address
 from lab.pressure.stats import INF, NO_ANSWER, Sample, percentile, ratio, show_ms, summary, within
 from maumau.engine import replay
 from maumau.engine.verify import commitment_of, verify_report
-from maumau.server.table import Table
+from maumau.server.live.table import Table
 from maumau.store import Store, sqlite_url
 
 SHORT = {"scoring": "deals", "deals": 2}

@@ -1,4 +1,4 @@
-"""The budget of computer play (maumau.server.budget): the hard bot thinks in a worker
+"""The budget of computer play (maumau.server.live.budget): the hard bot thinks in a worker
 process, a table with no human player connected moves no faster than the floor and is
 paused after a while or past its creator's share, one address has a bounded number of
 tables open, and a restarted server does not play bot-only tables on."""
@@ -14,12 +14,12 @@ import pytest
 
 from maumau.bots import make_bot
 from maumau.engine import Game, Rules
-from maumau.server.budget import Budget
 from maumau.server.config import ServerConfig
-from maumau.server.protocol import TableSettings
-from maumau.server.referee import Referee
-from maumau.server.table import Table, new_deal
-from maumau.server.workers import Workers
+from maumau.server.live.budget import Budget
+from maumau.server.live.referee import Referee
+from maumau.server.live.table import Table, new_deal
+from maumau.server.live.workers import Workers
+from maumau.server.wire.protocol import TableSettings
 from maumau.store import GameRow, SeatRow, Store
 from serverkit import (
     add_bot,

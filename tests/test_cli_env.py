@@ -81,7 +81,7 @@ def test_a_repeatable_option_on_the_command_line_replaces_the_environments() -> 
 def test_a_new_table_id_never_reads_as_an_option(monkeypatch: pytest.MonkeyPatch) -> None:
     """``maumau admin close ID`` read an id starting with '-' as an option (seen once
     in 64 ids): new ids never start with it."""
-    from maumau.server import seating
+    from maumau.server.live import seating
 
     drawn = iter(["-Ab3xYz0-Ab3xYz0", "Kb3xYz0-Ab3xYz0_"])
     monkeypatch.setattr(seating.secrets, "token_urlsafe", lambda n: next(drawn))

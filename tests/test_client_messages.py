@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any, get_args
 
 from lab.hostile import protocol as hostile
-from maumau.server import protocol, sockets
-from maumau.server.chat import REACTIONS
+from maumau.server.http import sockets
+from maumau.server.live.chat import REACTIONS
+from maumau.server.wire import protocol
 from serverkit import create_table, hello, make_client, receive_until
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The client's address behind a reverse proxy (maumau.server.clients), and the links
+"""The client's address behind a reverse proxy (maumau.server.transport.clients), and the links
 the server builds at ``--public-url``.
 
 ``X-Forwarded-For`` counts only from a trusted peer, walked from the right past every
@@ -20,10 +20,10 @@ from maumau.cli.env import apply_to_commands
 from maumau.cli.main import build_parser
 from maumau.cli.serve_options import proxy_settings
 from maumau.server.app import create_app
-from maumau.server.clients import PEER, Proxies, networks, public_url
 from maumau.server.config import ServerConfig
-from maumau.server.http_protocol import http_protocol
-from maumau.server.replays import qr_svg
+from maumau.server.live.replays import qr_svg
+from maumau.server.transport.clients import PEER, Proxies, networks, public_url
+from maumau.server.transport.http_protocol import http_protocol
 from serverkit import TEST_LIMITS, create_table
 
 LOCAL = Proxies(["127.0.0.1", "10.0.0.0/8", "fd00::/8"])

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from maumau.server.connection import Connection
-from maumau.server.limits import TokenBucket
-from maumau.server.protocol import Closed
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import TokenBucket
+from maumau.server.wire.protocol import Closed
 
 
 class Socket:

@@ -20,7 +20,7 @@ from websockets.sync.client import connect
 from websockets.uri import parse_uri
 
 from echoserver import server
-from maumau.server.framing import CONTROL_BURST, CONTROL_PER_SECOND, TOO_MANY_PINGS
+from maumau.server.transport.framing import CONTROL_BURST, CONTROL_PER_SECOND, TOO_MANY_PINGS
 
 __all__ = ["server"]  # (the fixture the tests take)
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from maumau.cli.main import main
-from maumau.server import dependencies
-from maumau.server.dependencies import SUPPORTED, UnsupportedVersion, check, requirement
+from maumau.server.transport import dependencies
+from maumau.server.transport.dependencies import SUPPORTED, UnsupportedVersion, check, requirement
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from websockets.sync.client import connect
 
-from maumau.server.replays import qr_svg
+from maumau.server.live.replays import qr_svg
 from proxies import Caddy, Front, Nginx, request_from
 from test_server_live import Server, check_finished, set_up
 

@@ -21,8 +21,8 @@ import pytest
 from maumau.cli.env import OPERATOR_COMMANDS, PREFIX, RESERVED, variable
 from maumau.cli.main import build_parser
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ERROR_CODES
-from maumau.server.protocol import CLIENT_TYPES, TableSettings
+from maumau.server.wire.errors import ERROR_CODES
+from maumau.server.wire.protocol import CLIENT_TYPES, TableSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = ROOT / "docs" / "protocol.md"

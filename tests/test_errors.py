@@ -1,8 +1,8 @@
-"""Error messages quote what was wrong, bounded (maumau.server.errors.bounded)."""
+"""Error messages quote what was wrong, bounded (maumau.server.wire.errors.bounded)."""
 
 from __future__ import annotations
 
-from maumau.server.errors import MESSAGE_CHARS, QUOTED_CHARS, ServerError, bounded
+from maumau.server.wire.errors import MESSAGE_CHARS, QUOTED_CHARS, ServerError, bounded
 
 LONG = "x" * 60_000
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from maumau.server.app import create_app
 from maumau.server.config import WEB_DIR, ServerConfig
-from maumau.server.hub import Hub
+from maumau.server.live.hub import Hub
 from serverkit import auth, create_table, make_client
 
 SECURITY = {

@@ -1,4 +1,4 @@
-"""The QR code of a table's invite link (maumau.server.invites): built only from a
+"""The QR code of a table's invite link (maumau.server.http.invites): built only from a
 ``Host`` the server checked, made once per link, new ones limited per address, and
 the table looked up without loading it."""
 
@@ -13,11 +13,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from maumau.server.app import create_app
-from maumau.server.clients import MAX_HOST, valid_host
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError
-from maumau.server.invites import MAX_LINK, Invites
-from maumau.server.replays import qr_svg
+from maumau.server.http.invites import MAX_LINK, Invites
+from maumau.server.live.replays import qr_svg
+from maumau.server.transport.clients import MAX_HOST, valid_host
+from maumau.server.wire.errors import ServerError
 from serverkit import TEST_LIMITS, create_table
 
 #: the longest Host the server accepts: four labels of 63, 63, 63 and 61 characters

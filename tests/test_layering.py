@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ENGINE = Path(__file__).resolve().parents[1] / "src" / "maumau" / "engine"
@@ -83,6 +84,86 @@ def test_packages_import_one_way() -> None:
                         or inner == "__version__"
                         or (package == "server" and name == "maumau")
                     ), f"{path.relative_to(PACKAGE)} imports {name}"
+
+
+SERVER = PACKAGE / "server"
+
+#: the server's layers, lowest first: a sub-package (or a module at ``server/``'s top) may
+#: import only itself and the layers before it.  ``config.py`` (the settings) imports no
+#: other server module; the wire protocol's messages and error codes are the vocabulary of
+#: everything above; transport is one client's connection and its limits; the live tables
+#: run the games; ops reads them (probes, drain, ``/metrics``); http serves them (the
+#: routes, the WebSocket endpoint); ``app.py`` puts it all together.
+SERVER_LAYERS = ("config", "wire", "transport", "live", "ops", "http", "app")
+
+
+def _server_imports(path: Path) -> Iterator[tuple[str, int]]:
+    """The server layer each ``maumau.server`` import of ``path`` names, with its line:
+    ``maumau.server.live.hub`` names ``live``, ``from maumau.server import app`` ``app``;
+    a relative import names ``"."`` (none may hide a layer)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                parts = alias.name.split(".")
+                if parts[:2] == ["maumau", "server"]:
+                    yield (parts[2] if len(parts) > 2 else ""), node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                yield ".", node.lineno
+                continue
+            parts = (node.module or "").split(".")
+            if parts[:2] != ["maumau", "server"]:
+                continue
+            if len(parts) > 2:
+                yield parts[2], node.lineno
+            else:
+                yield from ((alias.name, node.lineno) for alias in node.names)
+
+
+def server_layer_problems(server: Path) -> list[str]:
+    """Every import inside ``server`` that points up (or sideways out of
+    :data:`SERVER_LAYERS`), and every module outside the known layers."""
+    found = []
+    for path in sorted(server.rglob("*.py")):
+        where = path.relative_to(server)
+        layer = where.parts[0].removesuffix(".py")
+        if layer not in SERVER_LAYERS:
+            found.append(f"server/{where} is in no layer: add {layer!r} to SERVER_LAYERS")
+            continue
+        rank = SERVER_LAYERS.index(layer)
+        for target, line in _server_imports(path):
+            if target not in SERVER_LAYERS or SERVER_LAYERS.index(target) > rank:
+                found.append(f"server/{where}:{line} ({layer}) imports {target or 'server'}")
+    return found
+
+
+def test_the_server_layers_import_one_way() -> None:
+    assert {p.name for p in SERVER.iterdir() if p.is_dir() and p.name != "__pycache__"} == {
+        "wire",
+        "transport",
+        "live",
+        "ops",
+        "http",
+    }
+    assert server_layer_problems(SERVER) == []
+
+
+def test_the_server_layer_check_sees_a_wrong_way_import(tmp_path: Path) -> None:
+    """The check itself, on a small tree: the wire protocol importing a live table, a
+    relative import and a sub-package in no layer are each reported."""
+    for folder in ("wire", "live", "extra"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "live" / "hub.py").write_text("from maumau.server.wire import protocol\n")
+    (tmp_path / "wire" / "protocol.py").write_text(
+        "from maumau.server.config import ServerConfig\nfrom maumau.server.live.hub import Hub\n"
+    )
+    (tmp_path / "wire" / "names.py").write_text("from . import protocol\n")
+    (tmp_path / "extra" / "thing.py").write_text("")
+    assert server_layer_problems(tmp_path) == [
+        "server/extra/thing.py is in no layer: add 'extra' to SERVER_LAYERS",
+        "server/wire/names.py:1 (wire) imports .",
+        "server/wire/protocol.py:2 (wire) imports live",
+    ]
 
 
 def test_modules_stay_small() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from maumau.server.limits import AddressLimiter, Quota, address_key
+from maumau.server.transport.limits import AddressLimiter, Quota, address_key
 
 
 class Clock:

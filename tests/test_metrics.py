@@ -25,7 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from websockets.sync.client import connect
 
 from lab.ports import free_port
-from maumau.server.metrics import Tally
+from maumau.server.live.metrics import Tally
 from serverkit import create_table, hello, join, make_client, receive_until, start
 from test_server_live import Human, Server, check_finished, set_up
 

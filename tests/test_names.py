@@ -1,5 +1,5 @@
 """Display names (docs/protocol.md, "Display names"): the rules of
-``maumau.server.names``, as examples and as properties, and the HTTP answers of creating
+``maumau.server.wire.names``, as examples and as properties, and the HTTP answers of creating
 a table and taking a seat with a bad or a taken name."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from maumau.server.errors import ServerError
-from maumau.server.names import (
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.names import (
     BLANK,
     MAX_LENGTH,
     display_name,
@@ -207,7 +207,7 @@ def test_a_person_cannot_look_like_a_computer_player_with_lookalike_letters(raw:
 
 
 def test_every_bot_name_the_server_gives_is_refused_to_a_person() -> None:
-    from maumau.server.seating import BOT_NAMES
+    from maumau.server.live.seating import BOT_NAMES
 
     for name in BOT_NAMES:
         assert refusal(f"{name} (bot)").code == "bad_name"

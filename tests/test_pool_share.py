@@ -1,4 +1,4 @@
-"""Sharing the ``hard`` bot's workers (maumau.server.pool_share): the worker time of a
+"""Sharing the ``hard`` bot's workers (maumau.server.live.pool_share): the worker time of a
 table's hard decisions is metered per table and per creating address, attended or
 not, and a table over its share waits; the workers are handed out round-robin among
 the addresses, so that tables of one address cannot make another's decisions wait
@@ -19,9 +19,9 @@ from maumau.cli.main import build_parser
 from maumau.cli.serve_options import budget_settings
 from maumau.engine import Action, SeatView
 from maumau.server.config import ServerConfig
-from maumau.server.pool_share import BURST_SECONDS, Meter, Turns
-from maumau.server.referee import Referee
-from maumau.server.workers import Workers
+from maumau.server.live.pool_share import BURST_SECONDS, Meter, Turns
+from maumau.server.live.referee import Referee
+from maumau.server.live.workers import Workers
 from serverkit import add_bot, create_table, make_client, start
 from test_bot_budget import Clock, budget_of, connect_human, playing_table
 from test_metrics import parse, value

@@ -23,8 +23,8 @@ from typing import Any, cast
 import pytest
 
 from lab.postgres import NOTHING_DURABLE, Cluster, ClusterError, ClusterUnavailable
-from maumau.server.hub import Hub
-from maumau.server.probes import Readiness
+from maumau.server.live.hub import Hub
+from maumau.server.ops.probes import Readiness
 from maumau.store import StoreUnavailable
 from maumau.store.migrate import head_revision
 from serverkit import make_client

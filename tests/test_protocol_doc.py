@@ -1,5 +1,5 @@
 """docs/protocol.md names everything the protocol has: every message type, every field of
-every model in ``maumau.server.protocol``, every HTTP route and every error code.
+every model in ``maumau.server.wire.protocol``, every HTTP route and every error code.
 
 Names count only in backticks outside fenced code blocks (in prose and tables), so a
 JSON example alone does not document a field.
@@ -15,10 +15,11 @@ from typing import Any
 
 import pytest
 
-from maumau.server import protocol, sockets, table_talk
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ENGINE_CODES, ERROR_CODES
+from maumau.server.http import sockets
+from maumau.server.wire import protocol, table_talk
+from maumau.server.wire.errors import ENGINE_CODES, ERROR_CODES
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
 

@@ -1,4 +1,4 @@
-"""A finished game's record and replay (maumau.server.archive): made once, in a worker
+"""A finished game's record and replay (maumau.server.live.archive): made once, in a worker
 process, kept in the store, sent gzip-compressed to clients that accept it, and rate
 limited per address; a long game is never rebuilt on the event loop to answer them."""
 
@@ -20,13 +20,13 @@ from fastapi.testclient import TestClient
 from maumau.bots import make_bot
 from maumau.engine import Game, Rules, replay
 from maumau.engine.verify import commitment_of
-from maumau.server.archive import accepts_gzip
 from maumau.server.config import ServerConfig
-from maumau.server.hub import LOAD_INLINE_STEPS, Hub
-from maumau.server.protocol import TableSettings
-from maumau.server.replays import frames_of
-from maumau.server.table import Table
-from maumau.server.workers import Workers
+from maumau.server.live.archive import accepts_gzip
+from maumau.server.live.hub import LOAD_INLINE_STEPS, Hub
+from maumau.server.live.replays import frames_of
+from maumau.server.live.table import Table
+from maumau.server.live.workers import Workers
+from maumau.server.wire.protocol import TableSettings
 from maumau.store import GameRow, SeatRow, StepRow, Store
 from serverkit import add_bot, create_table, make_client, start, wait_for_status
 

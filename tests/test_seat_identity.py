@@ -28,14 +28,14 @@ from hypothesis import strategies as st
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocket
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.connection import Connection
-from maumau.server.errors import ServerError
-from maumau.server.hub import Hub
-from maumau.server.limits import TokenBucket
-from maumau.server.protocol import CreateGame
-from maumau.server.sockets import receive
+from maumau.server.http.sockets import receive
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
+from maumau.server.transport.connection import Connection
+from maumau.server.transport.limits import TokenBucket
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.protocol import CreateGame
 from maumau.store import Store
 from serverkit import auth, create_table, join, make_client
 

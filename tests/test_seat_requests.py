@@ -1,4 +1,4 @@
-"""The open requests of one table (server/seat_requests.py): they expire, and each asker
+"""The open requests of one table (server/live/seat_requests.py): they expire, and each asker
 is told how its request ended, once."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any, cast
 
 import pytest
 
-from maumau.server.connection import Connection
-from maumau.server.errors import ServerError
-from maumau.server.protocol import Model
-from maumau.server.seat_requests import ASKS_PER_MINUTE, MAX_OPEN, OpenRequests, RequestsHost
+from maumau.server.live.seat_requests import ASKS_PER_MINUTE, MAX_OPEN, OpenRequests, RequestsHost
+from maumau.server.transport.connection import Connection
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.protocol import Model
 
 ADDRESSES = itertools.count(1)
 
@@ -144,7 +144,7 @@ async def test_a_request_for_a_seat_no_computer_plays_here_is_not_shown() -> Non
 @pytest.mark.anyio
 async def test_the_ends_remembered_are_bounded() -> None:
     """A stream of ends for requests never seen here is kept to a bounded memory."""
-    from maumau.server.seat_requests import REMEMBERED_ENDS
+    from maumau.server.live.seat_requests import REMEMBERED_ENDS
 
     referee = FakeReferee()
     requests = OpenRequests(cast(RequestsHost, referee))

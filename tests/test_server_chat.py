@@ -15,7 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from maumau.server import chat, chat_budget
+from maumau.server.live import chat, chat_budget
 from maumau.store import Store, sqlite_url
 from maumau.store import chat as chat_store
 from serverkit import (

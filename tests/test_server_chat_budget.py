@@ -1,4 +1,4 @@
-"""Nobody uses up another's share of a table's chat (maumau.server.chat_budget): the
+"""Nobody uses up another's share of a table's chat (maumau.server.live.chat_budget): the
 spectators of one address share one budget, all spectators together one more, and
 none of it is a player's; and the host may turn spectators' reactions off."""
 
@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from maumau.server import chat_budget
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
+from maumau.server.live import chat_budget
 from serverkit import TEST_LIMITS, create_table, hello, join, receive_until
 
 Message = dict[str, Any]

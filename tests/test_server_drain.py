@@ -28,8 +28,8 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from maumau.server.drain import drain
-from maumau.server.errors import ServerError
+from maumau.server.ops.drain import drain
+from maumau.server.wire.errors import ServerError
 from proxies import Nginx
 from serverkit import create_table, hello, join, make_client, receive_until, start
 from test_server_live import DEADLINE, Human, Server, check_finished, set_up, stored_client_ids

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from maumau.server.errors import ServerError
-from maumau.server.sockets import CLIENT, _plain_action, parse
+from maumau.server.http.sockets import CLIENT, _plain_action, parse
+from maumau.server.wire.errors import ServerError
 
 scalars = st.one_of(
     st.none(),

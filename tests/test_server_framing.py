@@ -1,4 +1,4 @@
-"""The server's own frame writer and compressor (``maumau.server.framing``) against
+"""The server's own frame writer and compressor (``maumau.server.transport.framing``) against
 websockets' reference implementation: the same frames byte for byte, and compressed
 messages that websockets' client decompresses to what was sent, for every window and
 context-takeover setting a client may negotiate.  (A whole game over each kind of
@@ -21,7 +21,14 @@ from websockets.server import ServerProtocol
 
 from maumau.engine import Game
 from maumau.engine.view import public_json
-from maumau.server.framing import BINARY, DEFLATED, TEXT, Deflater, WebSocketProtocol, frame
+from maumau.server.transport.framing import (
+    BINARY,
+    DEFLATED,
+    TEXT,
+    Deflater,
+    WebSocketProtocol,
+    frame,
+)
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])

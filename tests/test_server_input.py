@@ -29,9 +29,9 @@ from starlette.websockets import WebSocketDisconnect
 
 from maumau.engine import Game, Rules
 from maumau.engine.verify import commitment_of
-from maumau.server import referee as referee_module
-from maumau.server import seating
-from maumau.server.errors import ERROR_CODES, MESSAGE_CHARS, QUOTED_CHARS
+from maumau.server.live import referee as referee_module
+from maumau.server.live import seating
+from maumau.server.wire.errors import ERROR_CODES, MESSAGE_CHARS, QUOTED_CHARS
 from serverkit import (
     add_bot,
     auth,

@@ -41,7 +41,7 @@ from starlette.testclient import WebSocketTestSession
 
 from maumau.engine import Game, parse_record
 from maumau.engine.cards import CODES, iter_cards
-from maumau.server.protocol import State
+from maumau.server.wire.protocol import State
 from serverkit import add_bot, create_table, hello, join, make_client, start
 
 Message = dict[str, Any]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from maumau.server.logs import JsonFormatter, TextFormatter, log_format, redact
+from maumau.server.ops.logs import JsonFormatter, TextFormatter, log_format, redact
 from test_server_live import Server, check_finished, set_up
 
 TOKEN = "Xq3vB_8kz-0aP1wLmN2oQ4rS5tU6vW7xY8zA9bC0dEf"  # as secrets.token_urlsafe(32)

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from maumau.engine import replay
-from maumau.server.replays import qr_svg
+from maumau.server.live.replays import qr_svg
 from serverkit import add_bot, create_table, hello, make_client, start, wait_for_status
 
 

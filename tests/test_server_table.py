@@ -10,8 +10,8 @@ from maumau.engine import Rules, action_from_json
 from maumau.engine.actions import JACK_PLAYS, PLAYS, Play, play_action
 from maumau.engine.errors import IllegalAction
 from maumau.engine.replay import options_of
-from maumau.server.protocol import TableSettings
-from maumau.server.table import Table, new_deal
+from maumau.server.live.table import Table, new_deal
+from maumau.server.wire.protocol import TableSettings
 from maumau.store import GameRow, SeatRow, StepRow
 
 

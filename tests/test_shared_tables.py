@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from maumau.server import seating
 from maumau.server.config import ServerConfig
-from maumau.server.hub import Hub
-from maumau.server.limits import AddressLimiter
-from maumau.server.protocol import CreateGame
-from maumau.server.referee import Referee
-from maumau.server.sockets import receive
+from maumau.server.http.sockets import receive
+from maumau.server.live import seating
+from maumau.server.live.hub import Hub
+from maumau.server.live.referee import Referee
+from maumau.server.transport.limits import AddressLimiter
+from maumau.server.wire.protocol import CreateGame
 from maumau.store import Store
 from test_seat_identity import Client
 

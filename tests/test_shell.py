@@ -18,8 +18,8 @@ from maumau.engine import OPTION_KEYS, PRESETS, BadOption, Rules
 from maumau.engine.options import catalogue
 from maumau.server.app import create_app
 from maumau.server.config import WEB_DIR, ServerConfig
-from maumau.server.headers import POLICY
-from maumau.server.shell import Shell
+from maumau.server.http.headers import POLICY
+from maumau.server.http.shell import Shell
 from serverkit import create_table, make_client
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from maumau.server import chat, chat_budget
+from maumau.server.live import chat, chat_budget
 from maumau.store import Store, StoreUnavailable, chat_buffer, sqlite_url
 from maumau.store import chat as chat_store
 from serverkit import create_table, hello, make_client, receive_until

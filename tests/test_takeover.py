@@ -1,5 +1,5 @@
 """Late friends: a spectator asks for a computer-played seat, the host accepts, and the
-newcomer plays that seat (server/takeover.py, server/seat_requests.py)."""
+newcomer plays that seat (server/live/takeover.py, server/live/seat_requests.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from starlette.testclient import WebSocketTestSession
 from maumau.engine.cards import cards_of
 from maumau.server.app import create_app
 from maumau.server.config import ServerConfig
-from maumau.server.seat_requests import ASKS_PER_MINUTE, MAX_OPEN
+from maumau.server.live.seat_requests import ASKS_PER_MINUTE, MAX_OPEN
 from serverkit import (
     ACTION_IDS,
     TEST_LIMITS,
@@ -413,8 +413,8 @@ def test_a_seat_granted_to_an_asker_not_here_gets_its_grace_period(tmp_path: Pat
     at another process that never hands the seat over): the seat is then a person's
     with nobody at it, so its grace period runs and a computer plays it after, as for
     any player who left; the game does not wait on it for ever."""
-    from maumau.server import takeover
-    from maumau.server.seat_requests import SeatRequest
+    from maumau.server.live import takeover
+    from maumau.server.live.seat_requests import SeatRequest
 
     with make_client(tmp_path) as client:
         game_id, _ = bot_table(client, grace_seconds=30)

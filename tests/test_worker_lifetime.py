@@ -1,4 +1,4 @@
-"""The ``hard`` bot's worker processes (maumau.server.workers) do not outlive their
+"""The ``hard`` bot's worker processes (maumau.server.live.workers) do not outlive their
 server: a ``maumau serve`` killed with SIGKILL, which runs no clean-up at all, leaves
 no worker behind."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from languages import LANGUAGES, LOCALES, WEB, strings
 from maumau.engine.options import SCORING_MODES, catalogue
-from maumau.server.chat import REACTIONS
+from maumau.server.live.chat import REACTIONS
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
@@ -124,7 +124,7 @@ def test_every_key_the_client_uses_exists() -> None:
 
 
 def test_error_translations_name_real_error_codes() -> None:
-    from maumau.server.errors import ENGINE_CODES, ERROR_CODES
+    from maumau.server.wire.errors import ENGINE_CODES, ERROR_CODES
 
     codes = {k.removeprefix("error.") for k in strings("en") if k.startswith("error.")}
     local = {"network", "start"}

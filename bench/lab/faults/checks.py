@@ -14,7 +14,7 @@ from typing import Any
 
 from lab.faults.seats import LOST, Seat, is_state
 from lab.faults.servers import Server, http
-from maumau.server.table import Table
+from maumau.server.live.table import Table
 from maumau.store import Store
 
 

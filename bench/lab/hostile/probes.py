@@ -10,10 +10,10 @@ from typing import Any
 from lab.hostile.games import Context, GameCtx, seat_of
 from lab.hostile.protocol import MESSAGE_LIMIT
 from maumau.engine.actions import Action, Draw, Play
-from maumau.server.errors import ServerError
-from maumau.server.protocol import ActionMessage, Hello, Ping, Ready
-from maumau.server.sockets import parse
-from maumau.server.table import read_action
+from maumau.server.http.sockets import parse
+from maumau.server.live.table import read_action
+from maumau.server.wire.errors import ServerError
+from maumau.server.wire.protocol import ActionMessage, Hello, Ping, Ready
 
 
 @dataclass(frozen=True)

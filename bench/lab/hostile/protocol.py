@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from lab.paths import ROOT
-from maumau.server.protocol import CLIENT_TYPES
+from maumau.server.wire.protocol import CLIENT_TYPES
 
 PROTOCOL_DOC = ROOT / "docs" / "protocol.md"
 

@@ -8,7 +8,7 @@ postgresql://...``, from ``bench/``).  It imports only what every tree since the
 first revision has: :class:`maumau.store.Store` (``create_game``, ``append``,
 ``set_status``), its rows, the engine's :class:`~maumau.engine.Game`, the bots and the
 record form of an action.
-The steps are those the server writes itself (``maumau.server.table``): a deal step
+The steps are those the server writes itself (``maumau.server.live.table``): a deal step
 holds ``{seed, salt, commitment}``, an action step ``done.to_json(seat)``.
 
 Prints one JSON line: the game's id, its seats, rounds, deals and actions.

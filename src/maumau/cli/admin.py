@@ -2,7 +2,7 @@
 
 ``tables`` lists the live tables; ``close`` closes one and ``announce`` shows a message
 to every connected client: both leave a notice in the database that every running
-server reads within seconds (:mod:`maumau.server.notices`).  ``export`` writes the
+server reads within seconds (:mod:`maumau.server.live.notices`).  ``export`` writes the
 records of ended games (``docs/record.md``: ``maumau verify`` and ``maumau record
 replay`` take them); ``purge`` deletes ended games, after exporting them.  The database
 is named as for ``maumau serve``.  Exit status 0 done, 2 a wrong database, id or
@@ -364,7 +364,7 @@ def record_document(game: EndedGame, stored: bytes | None, steps: str | None) ->
     import orjson
 
     from maumau.engine import record_of
-    from maumau.server.replays import game_of
+    from maumau.server.live.replays import game_of
 
     if stored is not None:
         return gzip.decompress(stored)

@@ -138,7 +138,7 @@ def add_commands(commands: Any) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from maumau.server.dependencies import UnsupportedVersion, check
+    from maumau.server.transport.dependencies import UnsupportedVersion, check
 
     try:  # (before anything imports uvicorn's internals)
         check()
@@ -147,9 +147,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return 2
     from maumau.server.app import create_app
     from maumau.server.config import ServerConfig
-    from maumau.server.drain import serve
-    from maumau.server.logs import configure as configure_logs
-    from maumau.server.logs import log_format
+    from maumau.server.ops.drain import serve
+    from maumau.server.ops.logs import configure as configure_logs
+    from maumau.server.ops.logs import log_format
     from maumau.store import database_url
     from maumau.store.files import private_directory
 
@@ -170,7 +170,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"maumau serve: {exc}", file=sys.stderr)
         return 2
     if args.metrics_port is not None:
-        from maumau.server.metrics_server import metrics_port_problem
+        from maumau.server.ops.metrics_server import metrics_port_problem
 
         problem = metrics_port_problem(args.metrics_host, args.metrics_port, args.port)
         if problem is not None:
@@ -239,8 +239,8 @@ def uvicorn_config(
     import uvicorn
 
     from maumau.server.config import ServerConfig
-    from maumau.server.framing import WebSocketProtocol
-    from maumau.server.http_protocol import http_protocol
+    from maumau.server.transport.framing import WebSocketProtocol
+    from maumau.server.transport.http_protocol import http_protocol
 
     limits = limits or ServerConfig()
     return uvicorn.Config(
@@ -248,7 +248,7 @@ def uvicorn_config(
         host=host,
         port=port,
         log_level=log_level,
-        log_config=None,  # every record through the server's handler (maumau.server.logs)
+        log_config=None,  # every record through the server's handler (maumau.server.ops.logs)
         ws_max_size=64 * 1024,
         proxy_headers=False,
         # an idle HTTP connection is closed after this; a proxy in front must give up

@@ -32,7 +32,7 @@ def add_metrics_arguments(serve: Any) -> None:
 
 def add_budget_arguments(serve: Any) -> None:
     """The limits on computer play, live tables and finished games' documents
-    (maumau.server.budget, maumau.server.archive)."""
+    (maumau.server.live.budget, maumau.server.live.archive)."""
     serve.add_argument(
         "--live-tables-per-address",
         type=count,
@@ -102,7 +102,7 @@ def add_budget_arguments(serve: Any) -> None:
 
 
 def add_proxy_arguments(serve: Any) -> None:
-    """Behind a reverse proxy (maumau.server.clients, deploy/)."""
+    """Behind a reverse proxy (maumau.server.transport.clients, deploy/)."""
     serve.add_argument(
         "--trusted-proxy",
         metavar="ADDR|CIDR",
@@ -121,7 +121,7 @@ def add_proxy_arguments(serve: Any) -> None:
 def proxy_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The ServerConfig fields of :func:`add_proxy_arguments` (from the command line or
     the environment, maumau.cli.env); :class:`ValueError` names the one that is wrong."""
-    from maumau.server.clients import networks, public_url
+    from maumau.server.transport.clients import networks, public_url
 
     try:
         proxies = tuple(str(n) for n in networks(args.trusted_proxy or []))

@@ -1,7 +1,7 @@
 """The ASGI application: ``create_app(config)`` gives a FastAPI app with its store,
 its hub of live tables, the HTTP routes, the WebSocket endpoint and the web client.
 
-Every HTTP reply carries the security headers of :mod:`maumau.server.headers`.  The
+Every HTTP reply carries the security headers of :mod:`maumau.server.http.headers`.  The
 HTTP part is described as OpenAPI at ``/openapi.json``; FastAPI's ``/docs`` and
 ``/redoc`` pages are off, since they load their scripts from a third-party CDN, and no
 third-party script may run on the origin whose storage holds the seat tokens."""
@@ -20,17 +20,19 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from maumau import __version__
-from maumau.server import notices, probes, routes, shell, sockets
-from maumau.server.admission import Admission
-from maumau.server.clients import Proxies, public_url
 from maumau.server.config import ServerConfig
-from maumau.server.errors import ServerError, bounded
-from maumau.server.headers import secure
-from maumau.server.hub import Hub
-from maumau.server.invites import Invites
-from maumau.server.limits import AddressLimiter
-from maumau.server.metrics import Counts
-from maumau.server.metrics_server import observing, registry_of
+from maumau.server.http import routes, shell, sockets
+from maumau.server.http.headers import secure
+from maumau.server.http.invites import Invites
+from maumau.server.live import notices
+from maumau.server.live.hub import Hub
+from maumau.server.live.metrics import Counts
+from maumau.server.ops import probes
+from maumau.server.ops.metrics_server import observing, registry_of
+from maumau.server.transport.admission import Admission
+from maumau.server.transport.clients import Proxies, public_url
+from maumau.server.transport.limits import AddressLimiter
+from maumau.server.wire.errors import ServerError, bounded
 from maumau.store import Store
 from maumau.store.files import private_directory
 
@@ -42,7 +44,7 @@ MAX_BODY = 64 * 1024
 
 class App(FastAPI):
     """The server's ASGI app: FastAPI for HTTP, and a table's WebSocket
-    (``/ws/{game_id}``) straight to :func:`maumau.server.sockets.play`.
+    (``/ws/{game_id}``) straight to :func:`maumau.server.http.sockets.play`.
 
     Through FastAPI's middleware and router every connection kept about 20 more
     coroutines and 40 more other objects for its whole life (one frame of each layer it

@@ -59,7 +59,7 @@ class ServerConfig:
     #: (then ``POST /api/games`` is refused with ``too_many_live_tables``)
     live_tables_per_address: int = 20
     #: of those, how many may play with no human player connected at once; another
-    #: one is paused (see :mod:`maumau.server.budget`)
+    #: one is paused (see :mod:`maumau.server.live.budget`)
     unattended_tables_per_address: int = 2
     #: the least delay of a computer move at a table with no human player connected
     unattended_bot_delay_ms: int = 500
@@ -70,14 +70,14 @@ class ServerConfig:
     bot_workers: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) - 1))
     #: the share of one worker the ``hard`` decisions of one table may keep busy on
     #: average (worker-seconds a second); past it, its computer moves wait (see
-    #: :mod:`maumau.server.pool_share`)
+    #: :mod:`maumau.server.live.pool_share`)
     worker_share_per_table: float = 0.25
     #: the same for all the tables one client address created, together
     worker_share_per_address: float = 0.5
     #: requests for records and replays one client address may make per minute
     replays_per_minute: float = 30.0
     #: QR codes of invite links not made yet that one client address may ask for per
-    #: minute (:mod:`maumau.server.invites`; a code made once is kept and free)
+    #: minute (:mod:`maumau.server.http.invites`; a code made once is kept and free)
     qr_codes_per_minute: float = 30.0
     #: where other processes share the database: looks into the store for a ``hello``
     #: token this process does not know, that one client address may cost per minute
@@ -88,7 +88,7 @@ class ServerConfig:
     #: the table as this process knows it (kept current by change notices)
     fresh_reads_per_minute: float = 120.0
     #: the reverse proxies (addresses, networks) whose ``X-Forwarded-For`` and
-    #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.clients`); their
+    #: ``X-Forwarded-Proto`` name the client (:mod:`maumau.server.transport.clients`); their
     #: connections are not capped per address (the proxy's own limits are)
     trusted_proxies: tuple[str, ...] = ()
     #: ``https://host[:port]``: where the links and QR codes the server builds point,

@@ -37,7 +37,7 @@ CHANNEL = "maumau_games"
 #: the others to say so now rather than at their next heartbeat)
 PRESENCE = "maumau_presence"
 QUESTION = "?"
-#: late friends' requests for a seat (server/seat_requests.py), opened or ended at one
+#: late friends' requests for a seat (server/live/seat_requests.py), opened or ended at one
 #: process, for the others: ``"<origin> <game id> <JSON object>"``
 REQUESTS = "maumau_seat_requests"
 #: the listening connection's application_name (as pg_stat_activity shows it)

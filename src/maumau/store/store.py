@@ -164,7 +164,7 @@ class Store:
 
     async def tell_request(self, game_id: str, data: str) -> None:
         """Tell the other processes of a late friend's request for a seat at ``game_id``
-        (PostgreSQL only; ``data``: a JSON object, see :mod:`maumau.server.seat_requests`)."""
+        (PostgreSQL only; ``data``: a JSON object, see :mod:`maumau.server.live.seat_requests`)."""
         if self.shared:
             async with self._read() as conn:
                 await tell_request(conn, self.origin, game_id, data)

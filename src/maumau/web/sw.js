@@ -3,7 +3,7 @@
 // instead of the browser's error page.
 //
 // The server serves this file at /sw.js with two constants in front of it (see
-// maumau/server/shell.py): VERSION, a hash of the client's files, and SHELL, their
+// maumau/server/http/shell.py): VERSION, a hash of the client's files, and SHELL, their
 // paths. Only those paths are answered from the cache; nothing else (the API, the
 // WebSocket, records, replays, metrics) is ever stored: it goes to the network as if
 // there were no worker.
