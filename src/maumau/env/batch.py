@@ -123,7 +123,7 @@ class _Slot:
         self.size = 0
         self.top = -1
         self.legal: Sequence[Action] = ()
-        self.indices: list[int] = []
+        self.indices: tuple[int, ...] = ()
 
 
 class BatchEnv:
@@ -333,14 +333,14 @@ class BatchEnv:
             legal = state.legal_actions()
             if silent:  # catch mode: silent plays and catches, as maumau_v0 maps them
                 found = legal_indices(legal, seat, n, True)
-                slot.indices = list(found)
-                slot.legal = list(found.values())
+                slot.indices = tuple(found)
+                slot.legal = tuple(found.values())
             else:
                 slot.legal = legal
                 try:
-                    slot.indices = list(map(table.__getitem__, map(id, legal)))
+                    slot.indices = tuple(map(table.__getitem__, map(id, legal)))
                 except KeyError:  # an action the table does not know
-                    slot.indices = list(legal_indices(legal, seat, n, False))
+                    slot.indices = tuple(legal_indices(legal, seat, n, False))
             append(
                 (
                     seat,
