@@ -1,7 +1,8 @@
 """Many games stepped at once: the batched environment for self-play and population
 methods (numpy; the ``rl`` extra).
 
->>> from maumau.env.batch import BatchEnv
+>>> import numpy as np
+>>> from maumau.env.batch import BatchEnv, random_actions
 >>> env = BatchEnv(num_envs=256, rules="standard", players=2, seed=0)
 >>> obs, mask, to_move = env.reset()       # float32 [N, 364], bool [N, 145], int [N]
 >>> actions = random_actions(mask, np.random.default_rng(0))
@@ -10,9 +11,9 @@ methods (numpy; the ``rl`` extra).
 Each of the ``num_envs`` games is a game of ``maumau_v0``: the same rules engine, the
 same observation (of the seat to move, :mod:`maumau.env.encoding`), the same action ids
 (:mod:`maumau.env.actions`) and the same rewards (:mod:`maumau.env.rewards`, per seat:
-``rewards[i, s]`` is what seat ``s`` of game ``i`` earned in the step).  Game ``i``'s
-``k``-th game is the ``maumau_v0`` game of ``reset(seed=env.game_seeds[i])``; the seeds
-come from one stream per game slot that the constructor's ``seed`` fixes, so the same
+``rewards[i, s]`` is what seat ``s`` of game ``i`` earned in the step).  The game that
+slot ``i`` plays now is the ``maumau_v0`` game of ``reset(seed=env.game_seeds[i])``; the
+seeds come from one stream per game slot that the constructor's ``seed`` fixes, so the same
 seed plays the same games whatever ``num_envs`` is, and an unseeded ``reset()`` carries
 on the streams.
 
