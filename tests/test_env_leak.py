@@ -1,10 +1,12 @@
 """No hidden information in any observation: a seat's observation vector (and the
-OpenSpiel information-state tensor and string) does not change when the other hands
-and the draw pile are permuted, the engine's view test at the encoding level."""
+batched environment's, and the OpenSpiel information-state tensor and string) does not
+change when the other hands and the draw pile are permuted, the engine's view test at
+the encoding level."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -119,3 +121,47 @@ def test_openspiel_tensors_and_strings_ignore_the_hidden_cards() -> None:
             legal = state.legal_actions()
             state.apply_action(legal[rng.randrange(len(legal))])
         assert checked == 40
+
+
+def batch_observation(env: Any, game: Game) -> Any:
+    """``BatchEnv``'s observation of ``game`` for the seat to move: the game put into
+    slot 0 and followed from the start of its round, as after a deal."""
+    env.sessions[0].game = game
+    env._slots[0].round = None
+    env._advance(None)
+    return env._output()[0][0]
+
+
+@pytest.mark.parametrize(("rules", "players"), CONFIGS)
+def test_batch_observation_ignores_the_cards_the_seat_to_move_cannot_see(
+    rules: str, players: int
+) -> None:
+    from maumau.env.batch import BatchEnv
+
+    env = BatchEnv(1, rules, players, seed=0)
+    env.reset()
+    rng = random.Random(5)
+    changed = 0
+    for game, _seat in positions(rules, players, seed=9):
+        seat = game.to_move
+        other = permuted(game, seat, rng)
+        hidden = [h for s, h in enumerate(game.round.hands) if s != seat]
+        changed += [h for s, h in enumerate(other.round.hands) if s != seat] != hidden
+        seen = batch_observation(env, game)
+        assert np.array_equal(seen, encode(game.view(seat)))
+        assert np.array_equal(seen, batch_observation(env, other))
+    assert changed > 20  # the permutations did change what the seat cannot see
+
+
+def test_the_batch_observation_does_see_the_own_hand() -> None:
+    """The check above could not pass by encoding nothing: swapping the cards of the
+    seat to move with hidden ones changes its batch observation."""
+    from maumau.env.batch import BatchEnv
+
+    env = BatchEnv(1, "standard", 2, seed=0)
+    env.reset()
+    game, _seat = positions("standard", 2, seed=3)[5]
+    seat = game.to_move
+    other = permuted(game, 1 - seat, random.Random(2))  # permutes ``seat``'s hand
+    assert other.round.hands[seat] != game.round.hands[seat]
+    assert not np.array_equal(batch_observation(env, game), batch_observation(env, other))

@@ -9,12 +9,16 @@ Install the optional extras from the checkout (``uv sync --extra rl --extra spie
   bots (``MauMauGym``, registered as ``maumau/MauMau-v0``);
 * :mod:`maumau.env.spiel` -- the OpenSpiel game ``python_maumau`` (``load_game``);
 * :mod:`maumau.env.spiel_bot` -- OpenSpiel's ISMCTS bot as one of our bots
-  (``ismcts_agent``), to play our tables and matches.
+  (``ismcts_agent``), to play our tables and matches;
+* :mod:`maumau.env.batch` -- ``BatchEnv``, many ``maumau_v0`` games stepped at once
+  (numpy arrays in and out), for self-play and population methods.
 
 Every observation is built from one seat's :class:`~maumau.engine.SeatView` only
-(:mod:`maumau.env.encoding`); the action space is :mod:`maumau.env.actions`.  The
-spaces, encodings and rewards are documented in ``docs/research.md``.  Importing this
-package imports none of the optional libraries: only its submodules do.
+(:mod:`maumau.env.encoding`; ``BatchEnv`` writes the same vectors from arrays of what
+the seat may see, :mod:`maumau.env.batch_encoding`); the action space is
+:mod:`maumau.env.actions`.  The spaces, encodings and rewards are documented in
+``docs/research.md``.  Importing this package imports none of the optional libraries:
+only its submodules do.
 """
 
 from __future__ import annotations
