@@ -135,3 +135,37 @@ def test_a_lost_signal_is_said_and_no_move_is_played_late(
         )
     finally:
         table.close()
+
+
+#: the page's visibility, as a phone asleep (hidden) and woken (visible) sets it
+VISIBILITY = """(hidden) => {
+  const state = () => (hidden ? "hidden" : "visible");
+  Object.defineProperty(document, "visibilityState", { configurable: true, get: state });
+  Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+  document.dispatchEvent(new Event("visibilitychange"));
+}"""
+
+
+def test_the_browser_going_offline_is_said_at_once_and_the_page_comes_back(
+    browser: Browser, live_server: str
+) -> None:
+    """The `offline` event needs no heartbeat: the page gives its socket up at once, and
+    the `online` event reconnects at once.  The page is hidden meanwhile (a phone in a
+    pocket), where the heartbeat does not judge (its timers are slowed): only the event
+    can say it."""
+    table = make_table(live_server, ["Ana", "Ben"], settings={"bot_delay_ms": 0})
+    try:
+        run(table, {0: playing}, pace=0.2)
+        ben = seat_page(browser, live_server, table.game_id, table.tokens[1])
+        expect(ben.locator("#conn")).to_have_text("Connected")
+        ben.evaluate(VISIBILITY, True)
+        ben.context.set_offline(True)
+        expect(ben.locator("#conn-lost")).to_have_text("Connection lost — reconnecting…")
+        expect(ben.locator(".hand .card.playable")).to_have_count(0)
+        expect(ben.locator("#table")).not_to_have_class(re.compile(r"\bmy-turn\b"))
+        ben.context.set_offline(False)
+        expect(ben.locator("#conn")).to_have_text("Connected")
+        expect(ben.locator("#conn-lost")).to_have_count(0)
+        ben.evaluate(VISIBILITY, False)
+    finally:
+        table.close()
