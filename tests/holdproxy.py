@@ -194,6 +194,10 @@ class HoldProxy:
             for link in self._links:
                 link.up.reset()
                 link.down.reset()
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
         with contextlib.suppress(Exception):
             asyncio.run_coroutine_threadsafe(close(), self._loop).result(10)
