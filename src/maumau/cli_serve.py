@@ -232,9 +232,9 @@ KEEP_ALIVE_SECONDS = 5
 
 #: the WebSocket keepalive: a ping every so many seconds, and a connection whose pong
 #: has not come this many seconds after its ping is closed; so a client whose signal
-#: is gone is noticed within 10 s (uvicorn's 20 + 20 took up to 40), and a slow phone
-#: has 5 s to answer (docs/protocol.md, "Lost signal")
-PING_SECONDS = 5.0
+#: is gone is noticed within 9 s, and the table told within 10 (uvicorn's 20 + 20 took
+#: up to 40), and a slow phone has 5 s to answer (docs/protocol.md, "Lost signal")
+PING_SECONDS = 4.0
 PONG_SECONDS = 5.0
 
 

@@ -40,7 +40,7 @@ SHOTS: list[ViewportSize] = [
 #: the client's promise: dead within 5 s (3.5 s of silence, judged every 0.25 s);
 #: with slack for a loaded machine
 CLIENT_BOUND_MS = 5000 + 3000
-#: the server's promise: within 10 s (keepalive 5 + 5), and the notice then at once
+#: the server's promise: within 10 s (keepalive 4 + 5, the notice within 0.25 s)
 SERVER_BOUND_MS = 10_000 + 5000
 
 
