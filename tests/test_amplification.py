@@ -27,24 +27,26 @@ Message = dict[str, Any]
 
 def test_presence_changes_are_sent_once_per_window_and_only_when_they_differ() -> None:
     async def scenario() -> list[str]:
-        facts = [((0,), (), 0)]
+        facts = [((0,), (), 0, ())]
         sent: list[str] = []
-        notices = PresenceNotices(lambda: facts[-1], sent.append, seconds=0.01)
+        notices = PresenceNotices(lambda: facts[-1], sent.append, lambda: 7.0, seconds=0.01)
         for spectators in range(1, 51):  # fifty changes in one window: one message
-            facts.append(((0,), (), spectators))
+            facts.append(((0,), (), spectators, ()))
             notices.changed()
         await asyncio.sleep(0.05)
         notices.changed()  # nothing changed since: nothing is sent
         await asyncio.sleep(0.05)
-        facts.append(((0, 1), (1,), 50))
+        facts.append(((0, 1), (1,), 50, ()))
         notices.changed()
         await asyncio.sleep(0.05)
         return sent
 
     sent = asyncio.run(scenario())
     assert [json.loads(m) for m in sent] == [
-        {"type": "presence", "connected": [0], "stand_in": [], "spectators": 50},
-        {"type": "presence", "connected": [0, 1], "stand_in": [1], "spectators": 50},
+        {"type": "presence", "connected": [0], "stand_in": [], "spectators": 50}
+        | {"away": [], "server_time": 7.0},
+        {"type": "presence", "connected": [0, 1], "stand_in": [1], "spectators": 50}
+        | {"away": [], "server_time": 7.0},
     ]
 
 

@@ -230,6 +230,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 #: seconds an idle HTTP connection stays open (uvicorn's default)
 KEEP_ALIVE_SECONDS = 5
 
+#: the WebSocket keepalive: a ping every so many seconds, and a connection whose pong
+#: has not come this many seconds after its ping is closed; so a client whose signal
+#: is gone is noticed within 9 s, and the table told within 10 (uvicorn's 20 + 20 took
+#: up to 40), and a slow phone has 5 s to answer (docs/protocol.md, "Lost signal")
+PING_SECONDS = 4.0
+PONG_SECONDS = 5.0
+
 
 def uvicorn_config(
     app: Any, host: str, port: int, log_level: str, limits: ServerConfig | None = None
@@ -250,6 +257,8 @@ def uvicorn_config(
         log_level=log_level,
         log_config=None,  # every record through the server's handler (maumau.server.ops.logs)
         ws_max_size=64 * 1024,
+        ws_ping_interval=PING_SECONDS,
+        ws_ping_timeout=PONG_SECONDS,
         proxy_headers=False,
         # an idle HTTP connection is closed after this; a proxy in front must give up
         # its idle connections sooner (deploy/: 4 s), or it may send a request on one

@@ -58,7 +58,9 @@ class Referee:
         me: Referee = weakref.proxy(self)
         #: catching up with other processes' changes
         self.follower = Follower(table.id, lambda table_too: catch_up(me, table_too))
-        self.presence = PresenceNotices(lambda: me.presence_facts(), lambda t: me.send_all(t))
+        self.presence = PresenceNotices(
+            lambda: me.presence_facts(), lambda t: me.send_all(t), lambda: me.clock()
+        )
         #: the table's reactions and chat (maumau.server.live.chat)
         self.chat = ChatRoom(me)
         #: the server is draining and this table is done here: no move is taken any more
@@ -94,9 +96,12 @@ class Referee:
         self.recount(before)
 
     def presence_facts(self) -> Facts:
-        """Who is at the table: connected seats, stand-ins, spectators here."""
+        """Who is at the table: connected seats, stand-ins, spectators here, and the
+        seats nobody is connected to."""
         spectators = sum(1 for c in self.connections if c.seat is None)
-        return tuple(sorted(self.connected())), tuple(sorted(self.table.stand_in)), spectators
+        away = tuple((s, since, at) for s, (since, at) in sorted(self.stand_in.away.items()))
+        connected = tuple(sorted(self.connected()))
+        return connected, tuple(sorted(self.table.stand_in)), spectators, away
 
     def recount(self, before: set[int]) -> None:
         """Start or end absences after who is connected changed (``before``: who was)."""
@@ -139,6 +144,9 @@ class Referee:
         if seat is not None:
             self.stand_in.returned(seat)
         conn.send(self.lobby())  # the whole table for the newcomer; a presence for the rest
+        facts = self.presence_facts()
+        if facts[3]:  # who is away, and since when: not in the lobby
+            conn.send_text(self.presence.message(facts))
         self.presence.changed()
         if table.game is not None:
             conn.send_text(self.state_texts([conn])[0])
@@ -216,7 +224,11 @@ class Referee:
     def broadcast_lobby(self) -> None:
         """Tell everyone the whole table (its seats, status or host changed)."""
         self.broadcast(self.lobby())
-        self.presence.told = self.presence_facts()
+        facts = self.presence_facts()
+        # (a lobby does not say who is away: a presence follows it when somebody is)
+        self.presence.told = None if facts[3] else facts
+        if facts[3]:
+            self.presence.changed()
         self.seat_requests.prune(self.stand_in.computer_seats())
 
     def broadcast_state(self, ack: tuple[Connection, str] | None = None) -> None:

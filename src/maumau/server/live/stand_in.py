@@ -78,6 +78,9 @@ class StandIn:
         self.generation = 0
         self.task: asyncio.Task[None] | None = None
         self.grace: dict[int, asyncio.TimerHandle] = {}
+        #: human seats with no connection: seat -> (unix time since when, unix time when
+        #: a stand-in takes over, ``None``: never, or it has taken over already)
+        self.away: dict[int, tuple[float, float | None]] = {}
         #: (version, unix time) when the seat to move at that version runs out of time
         self.deadline: tuple[int, float] | None = None
         #: the version at which computer players were last offered a catch
@@ -117,7 +120,12 @@ class StandIn:
     def absent(self, seat: int) -> None:
         """A human seat lost its last connection: start its grace period."""
         grace = self.table.settings.grace_seconds
-        if grace is None or self.halted or self.table.is_bot(seat) or seat in self.grace:
+        if self.halted or self.table.is_bot(seat) or seat in self.grace or seat in self.away:
+            return
+        now = self.referee.clock()
+        taken = seat in self.table.stand_in
+        self.away[seat] = (now, None if grace is None or taken else now + grace)
+        if grace is None or taken:
             return
         loop = asyncio.get_running_loop()
         self.grace[seat] = loop.call_later(grace, self.take_over, seat)
@@ -127,6 +135,7 @@ class StandIn:
         handle = self.grace.pop(seat, None)
         if handle is not None:
             handle.cancel()
+        self.away.pop(seat, None)
         self.table.stand_in.discard(seat)
 
     def take_over(self, seat: int) -> None:
@@ -134,6 +143,8 @@ class StandIn:
         if seat in self.referee.connected() or self.table.status in ("finished", "closed"):
             return
         self.table.stand_in.add(seat)
+        if seat in self.away:
+            self.away[seat] = (self.away[seat][0], None)
         self.referee.metrics.took_over()
         self.referee.broadcast_lobby()
         if self.table.game is not None:
@@ -198,6 +209,7 @@ class StandIn:
         for handle in self.grace.values():
             handle.cancel()
         self.grace.clear()
+        self.away.clear()
 
     def halt(self) -> None:
         """:meth:`stop` for good: no computer move is planned after this, whatever

@@ -229,6 +229,17 @@ class Lobby(Model):
     game: GameInfo
 
 
+class Away(Model):
+    """A human seat whose player has no connection (docs/protocol.md, "Lost signal")."""
+
+    seat: int
+    #: unix time (server clock) since when the seat has no connection
+    since: float
+    #: unix time when a computer player takes the seat over; ``None``: it has already
+    #: (the seat is in ``stand_in``), or never (``grace_seconds`` is ``null``)
+    stand_in_at: float | None
+
+
 class Presence(Model):
     """Who is at the table changed: sent to everyone, at most every quarter second, and
     only when something in it changed.  It updates the ``connected`` and ``stand_in``
@@ -241,6 +252,12 @@ class Presence(Model):
     stand_in: list[int]
     #: how many connections watch without a seat
     spectators: int
+    #: the human seats nobody is connected to, in seat order, with since when, and
+    #: when a computer player takes over
+    away: list[Away] = Field(default_factory=list)
+    #: unix time on the server when this was sent: a client counts ``stand_in_at``
+    #: down from it (its own clock may be off)
+    server_time: float = 0.0
 
 
 class State(Model):

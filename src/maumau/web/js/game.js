@@ -40,6 +40,12 @@ export class GamePage {
     this.rematch = null;
     this.closed = null;
     this.status = "connecting";
+    // the move sent and not yet acknowledged: { id, version, action, resent }; the hand
+    // is not playable meanwhile, and a move the connection lost is sent once again
+    // when it is back (connection.js, docs/protocol.md "Lost signal")
+    this.pending = null;
+    // who is away (the last presence): { list, server_time, arrivedAt } (dropped.js)
+    this.away = null;
     this.table = new TableView(this);
     this.connection = null;
     this.attention = new Attention(this); // sounds and hidden-tab notices of each message
@@ -100,6 +106,7 @@ export class GamePage {
   }
 
   setStatus(status) {
+    const changed = status !== this.status;
     this.status = status;
     const el = document.getElementById("conn");
     el.hidden = false;
@@ -107,6 +114,8 @@ export class GamePage {
     el.dataset.i18n = `conn.${status}`; // translated again with the page's static strings
     el.textContent = t(`conn.${status}`);
     document.body.dataset.conn = status;
+    // the table says it cannot reach the server, and its hand is not playable meanwhile
+    if (changed && this.state && this.info?.status !== "lobby") this.render();
   }
 
   receive(msg) {
@@ -119,6 +128,7 @@ export class GamePage {
         return;
       case "welcome":
         this.me = msg;
+        this.sendAgain();
         this.logRound = null; // a new connection: the next state brings the whole round
         this.history = {
           rounds: [...(msg.results || [])].sort((a, b) => a.round - b.round),
@@ -137,6 +147,7 @@ export class GamePage {
           stand_in: msg.stand_in.includes(s.position),
         }));
         this.info = { ...this.info, seats, spectators: msg.spectators };
+        this.away = { list: msg.away || [], server_time: msg.server_time, arrivedAt: performance.now() };
         break;
       }
       case "state": {
@@ -150,6 +161,7 @@ export class GamePage {
         this.log = this.log.concat(msg.events);
         view.log = this.log;
         noteArrival(msg); // the turn timer counts down from here (turnclock.js)
+        if (this.pending && msg.ack === this.pending.id) this.pending = null;
         this.state = msg;
         noteAway(this, view);
         if (this.shownRound !== null && view.round > this.shownRound) {
@@ -180,7 +192,21 @@ export class GamePage {
       case "rematch":
         this.rematch = msg;
         break;
+      case "ack": // a move sent again that had been applied already: nothing more to do
+        if (this.pending?.id !== msg.action_id) return;
+        this.pending = null;
+        break;
       case "error":
+        if (this.pending && msg.action_id === this.pending.id) {
+          const resent = this.pending.resent;
+          this.pending = null;
+          this.render();
+          if (resent && msg.code === "stale_version") {
+            // made before the signal went, and the game went on meanwhile: not played
+            toast(t("move.dropped"), "error");
+            return;
+          }
+        }
         if (["bad_token", "no_token", "seat_removed"].includes(msg.code) && !this.me) {
           if (msg.code === "seat_removed") toast(t("removed.text"), "error");
           forgetToken(this.gameId);
@@ -219,13 +245,30 @@ export class GamePage {
     this.render();
   }
 
-  /** Send a move; the answer is the next state (or an error toast). */
+  /** Send a move; the answer is the next state with its `ack` (or an error toast).
+   * Until then the move is pending: shown so, and no other move is made. */
   act(action) {
-    if (!this.state || !this.connection?.act(this.state.version, action)) {
+    if (this.pending) return false;
+    const version = this.state?.version;
+    const id = this.state ? this.connection?.act(version, action) : null;
+    if (!id) {
       toast(t("conn.offline"), "error");
       return false;
     }
+    this.pending = { id, version, action, resent: false };
+    this.render();
     return true;
+  }
+
+  /** A new connection: a move that had no answer is sent once more, with its id and
+   * the version it was made at. The server applies it if that is still the game's
+   * version (and not twice: it knows the id), or refuses it (`stale_version`: the turn
+   * passed meanwhile), which is said. */
+  sendAgain() {
+    const pending = this.pending;
+    if (!pending) return;
+    pending.resent = true;
+    if (!this.connection.act(pending.version, pending.action, pending.id)) this.pending = null;
   }
 
   /** Tell the server this player is ready for the next round (once per round). */

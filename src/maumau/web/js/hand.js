@@ -63,6 +63,7 @@ export function renderMine(table, view) {
     const classes = ["card", ok ? "playable" : "dim"];
     if (fresh && !before.has(code)) classes.push("arrive");
     if (view.drawn === code) classes.push("drawn");
+    if (table.page.pending?.action.play === code) classes.push("pending"); // sent, not yet answered
     return h("button", {
       type: "button",
       class: classes.join(" "),

@@ -14,6 +14,7 @@ import { nameEl, shownName, tx } from "./names.js";
 import { toast } from "./toast.js";
 import { TurnClock } from "./turnclock.js";
 import { watchCount } from "./askseat.js";
+import { renderDropped } from "./dropped.js";
 
 const SHORTCUTS = { d: "draw", m: "mau", p: "pass", k: "pass" };
 
@@ -43,8 +44,15 @@ export class TableView {
     return this.page.state;
   }
 
+  /** Whether a move may be sent now: the server is reachable, and no move of this
+   * player awaits its answer (docs/protocol.md, "Lost signal"). */
+  canAct() {
+    return this.page.status === "online" && !this.page.pending;
+  }
+
+  /** The moves that may be made now: none while this page cannot act. */
   legal() {
-    return this.state?.legal || [];
+    return this.canAct() ? this.state?.legal || [] : [];
   }
 
   playable() {
@@ -62,6 +70,10 @@ export class TableView {
   }
 
   play(code) {
+    if (!this.canAct() && this.page.seat !== null) {
+      toast(this.page.status !== "online" ? t("conn.lost") : t("move.pending"));
+      return;
+    }
     if (!this.playable().has(code)) {
       if (this.page.seat !== null) toast(whyNot(code, this.state, this.page.seat, this.page.info.rules));
       return;
@@ -186,8 +198,12 @@ export class TableView {
       this.el?.querySelector(".felt")?.classList.remove("cue-skip", "cue-reverse");
     });
     const classes = ["table"];
-    if (view.to_move === me && view.step !== "over") classes.push("my-turn");
+    const reachable = this.page.status === "online";
+    // (no "your turn" while the server cannot be reached: nothing could be played)
+    if (view.to_move === me && view.step !== "over" && reachable) classes.push("my-turn");
     if (me === null) classes.push("watching");
+    if (!reachable) classes.push("unreachable");
+    if (this.page.pending) classes.push("move-pending");
     const section = h("section", {
       class: classes.join(" "),
       id: "table",
@@ -219,7 +235,8 @@ export class TableView {
   sayMissedCatch(view) {
     const prev = this.prev;
     const could = this.couldCatch;
-    this.couldCatch = this.legal().some((a) => "catch" in a) ? view.catchable : null;
+    // (the moves the server offers, whether or not this page can reach it now)
+    this.couldCatch = (this.state.legal || []).some((a) => "catch" in a) ? view.catchable : null;
     if (!prev || prev.round !== view.round || could === null || could === undefined) return;
     if (this.couldCatch === could) return;
     const fresh = view.log.slice(prev.log.length);
@@ -235,7 +252,9 @@ export class TableView {
     let text;
     const catching = legal.some((a) => "catch" in a);
     const armed = this.mau.armedFor(this.state) && callOffered(this.state, me, this.page.info.rules);
-    if (view.step === "over") text = t("turn.round_over");
+    if (this.page.status !== "online") text = h("span", { id: "conn-lost" }, t("conn.lost"));
+    else if (this.page.pending) text = h("span", { id: "move-pending" }, t("move.pending"));
+    else if (view.step === "over") text = t("turn.round_over");
     else if (armed) text = h("span", { id: "mau-note" }, t("mau.armed", { word: t(`mau.${dueWord(view.hand.length)}`) }));
     else if (this.page.info?.paused) text = t("turn.paused"); // nobody plays: the server waits
     else if (view.to_move === me && view.step === "drawn") text = t("turn.drawn");
@@ -245,6 +264,7 @@ export class TableView {
     else if (view.to_move === me) text = hintSeen() ? t("turn.you") : t("hand.hint");
     else text = tx("turn.other", { name: nameEl(view.players[view.to_move]) });
     return h("div", { class: "status-line", id: "turn", role: "status" },
+      renderDropped(this), // another player's connection dropped (on a line of its own)
       h("span", { class: `turn-text ${armed ? "armed" : ""}` }, text),
       h("span", { class: "timer", id: "turn-timer" }),
       watchCount(this.page.info),
