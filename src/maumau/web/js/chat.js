@@ -12,7 +12,7 @@ import { nameEl } from "./names.js";
 import { reactionNode, reactionRow } from "./reactions.js";
 import { toast } from "./toast.js";
 
-/** The longest line the server takes (maumau/server/chat.py MAX_TEXT). */
+/** The longest line the server takes (maumau/server/live/chat.py MAX_TEXT). */
 const MAX_TEXT = 200;
 /** The lines a table keeps, and so the most shown. */
 const KEEP = 50;

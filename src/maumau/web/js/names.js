@@ -92,7 +92,7 @@ export function joinNodes(lists, separator) {
 }
 
 // --- explaining a refused name ---------------------------------------------------------
-// The server decides (maumau/server/names.py); this only says which of its rules a
+// The server decides (maumau/server/wire/names.py); this only says which of its rules a
 // refused name breaks, in the page's language.  When it cannot tell (a browser whose
 // Unicode tables differ from the server's), the general sentence is shown.
 

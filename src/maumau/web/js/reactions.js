@@ -20,7 +20,7 @@ const ICONS = {
   star: '<path d="M12 2.5l2.9 6 6.6.9-4.8 4.6 1.2 6.5L12 17.4l-5.9 3.1 1.2-6.5L2.5 9.4l6.6-.9z" fill="#f2c14e" stroke="#8f6a16" stroke-width="0.8"/>',
   heart: '<path d="M12 20.5s-7.6-4.6-9.3-9.3C1.6 8 3.5 4.6 6.9 4.6c2 0 3.4 1.1 5.1 3 1.7-1.9 3.1-3 5.1-3 3.4 0 5.3 3.4 4.2 6.6C19.6 15.9 12 20.5 12 20.5z" fill="#d12d3f"/>',
 };
-/** Every key of the server's REACTIONS (maumau/server/chat.py), phrases first. */
+/** Every key of the server's REACTIONS (maumau/server/live/chat.py), phrases first. */
 export const REACTIONS = ["nice", "ouch", "wow", "gg", "oops", "hurry", ...Object.keys(ICONS)];
 
 /** What a reaction shows: its picture (named for screen readers), or its phrase. */
