@@ -16,7 +16,10 @@ or from the command line: ``maumau eval --suite standard-2p-v0 --policy module:f
 - :mod:`~maumau.eval.duplicate`: duplicate deals with rotated seats (the method of
   ``bench/baselines.py`` too); :mod:`~maumau.eval.ratings`: Wilson intervals, the
   bootstrap, Plackett-Luce;
-- :mod:`~maumau.eval.results`: the results file (JSON, schema ``maumau-eval/1``).
+- :mod:`~maumau.eval.results`: the results file (JSON, schema ``maumau-eval/1``);
+- :mod:`~maumau.eval.games`: human games exported from a server (``maumau admin
+  research-export``, only tables that allowed it, no names) as (observation, mask,
+  action, seat, outcome) samples, and their loader ``load_games``.
 
 Importing this package loads no numpy; playing a policy needs it (the ``rl`` extra).
 docs/research.md describes the suites and the files.
