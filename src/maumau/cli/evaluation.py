@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -61,11 +62,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.deals is not None and args.deals < suite.deals:
         suite = replace(suite, name=f"{suite.name}-trial{args.deals}", deals=args.deals)
     out = args.out or Path(f"eval-{suite.name}.json")
+    played = [0]
+    clock = time.process_time()
+
+    def progress(block: list[Any]) -> None:
+        played[0] += 1
+        if played[0] % 25 == 0:
+            cpu = time.process_time() - clock
+            print(f"{suite.name}: {played[0]} deal blocks, {cpu:.0f} s CPU", file=sys.stderr)
+
     try:
         entrant = load_policy(args.policy)
-        results = evaluate(
-            entrant, suite, name=args.name or args.policy.strip(), resamples=args.resamples
-        )
+        name = args.name or args.policy.strip()
+        results = evaluate(entrant, suite, name=name, resamples=args.resamples, on_block=progress)
     except IllegalPolicyAction as exc:
         print(f"maumau eval: {exc}", file=sys.stderr)
         return 1
