@@ -239,10 +239,11 @@ def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
 
 
 def test_a_host_may_share_the_tables_games_for_research(
-    page: Page, live_server: str, artifacts: Path
+    page: Page, browser: Browser, live_server: str, artifacts: Path
 ) -> None:
     """The switch is off each time the form is drawn; on, the table is made with
-    ``research_export`` and its lobby says so to everyone, in their language."""
+    ``research_export`` and its lobby says so, as does the join form to whoever comes
+    by the invite, in their language."""
     open_home(page, live_server)
     page.click("details.more summary")
     switch = page.locator("#set-research_export")
@@ -256,6 +257,13 @@ def test_a_host_may_share_the_tables_games_for_research(
     assert info["settings"]["research_export"] is True
     expect(page.locator("#research-note")).to_contain_text("without names")
     check_axe(page, "lobby with the research note")
+    guest = browser.new_context(viewport=SIZES[2]).new_page()
+    try:
+        guest.goto(f"{live_server}{info['invite']}?lang=de")
+        expect(guest.locator("#join")).to_be_visible()
+        expect(guest.locator("#research-note")).to_contain_text("ohne Namen")
+    finally:
+        guest.context.close()
 
 
 def test_the_home_page_lists_the_open_tables(page: Page, live_server: str, artifacts: Path) -> None:
