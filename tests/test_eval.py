@@ -223,5 +223,9 @@ def test_the_command_line_writes_the_results(
     assert document["entrant"] == "maumau.bots.simple:EasyBot"
     assert document["suite"]["deals"] == 1 and document["suite"]["name"].endswith("-trial1")
     assert "vs easy:" in capsys.readouterr().out
+    # a trial run plays the suite's first deals
+    full = evaluate(EasyBot, replace(TINY, name="standard-2p-v0"), resamples=0).to_json()
+    trial = [o for o in full["outcomes"] if o["block"] < 1]
+    assert document["outcomes"] == trial
     assert main([*args, "--policy", "nowhere_at_all:act", "--out", str(out)]) == 2
     assert "cannot import module 'nowhere_at_all'" in capsys.readouterr().err

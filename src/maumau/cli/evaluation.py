@@ -60,7 +60,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     suite = SUITES[args.suite]
     if args.deals is not None and args.deals < suite.deals:
-        suite = replace(suite, name=f"{suite.name}-trial{args.deals}", deals=args.deals)
+        trial = f"{suite.name}-trial{args.deals}"  # the suite's first deals, fewer of them
+        suite = replace(suite, name=trial, deals=args.deals, deals_from=suite.name)
     out = args.out or Path(f"eval-{suite.name}.json")
     played = [0]
     clock = time.process_time()

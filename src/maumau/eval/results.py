@@ -5,7 +5,7 @@ The file is one JSON object (``docs/research.md`` documents every field):
 - ``schema``: ``"maumau-eval/1"``; a reader refuses another (a change that a reader of
   version 1 would misread gets a new number);
 - ``suite``: the suite's definition (name, rules, players, deals, opponents, optional,
-  seed); ``skipped``: each optional opponent that was not played, and why;
+  seed, deals_from); ``skipped``: each optional opponent that was not played, and why;
 - ``entrant``: its name; ``run``: maumau's version, Python, machine, start, CPU seconds
   (the only fields that differ between two runs of the same entrant);
 - ``tables``: per table, its ``opponents``, ``matches``, the entrant's ``score`` (a

@@ -65,7 +65,7 @@ def evaluate(
             return as_bot(played, seed) if entry == 0 else make_opponent(kinds[entry], seed)
 
         for block in range(chosen.deals):
-            done = play_block(kinds, make, rules, chosen.seed, table, block, chosen.name)
+            done = play_block(kinds, make, rules, chosen.seed, table, block, chosen.prefix)
             outcomes.extend(done)
             if on_block is not None:
                 on_block(done)

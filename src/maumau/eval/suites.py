@@ -42,6 +42,14 @@ class Suite:
     optional: tuple[str, ...] = (ISMCTS,)
     seed: int = 0
     about: str = ""
+    #: the name the deals are derived from (a trial run of fewer deals plays the first
+    #: blocks of its suite: the same deals); empty: the suite's own name
+    deals_from: str = ""
+
+    @property
+    def prefix(self) -> str:
+        """The seed prefix of :func:`maumau.eval.duplicate.play_block`."""
+        return self.deals_from or self.name
 
     def rule_set(self) -> Rules:
         return resolve_rules(self.rules)
@@ -67,6 +75,7 @@ class Suite:
             "opponents": list(self.opponents),
             "optional": list(self.optional),
             "seed": self.seed,
+            "deals_from": self.prefix,
         }
 
 
@@ -77,17 +86,17 @@ SUITES: dict[str, Suite] = {
             "standard-2p-v0",
             "standard",
             2,
-            deals=100,
-            about="heads-up under the standard rules: 100 deals against each opponent, "
-            "each played from both seats (200 matches per opponent)",
+            deals=250,
+            about="heads-up under the standard rules: 250 deals against each opponent, "
+            "each played from both seats (500 matches per opponent)",
         ),
         Suite(
             "penalty100-4p-v0",
             "penalty-100",
             4,
-            deals=20,
+            deals=25,
             about="4 seats under penalty-100 (a match ends at 100 points): the entrant with "
-            "every 3 of the pool, 20 deals per table, each played from all 4 seats",
+            "every 3 of the pool, 25 deals per table, each played from all 4 seats",
         ),
     )
 }
