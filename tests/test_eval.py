@@ -155,6 +155,7 @@ def test_an_illegal_choice_is_named() -> None:
     [
         ("first_legal", "give module:function"),
         ("hard:x", "only hard takes a budget"),
+        ("ismcts:0", "ismcts:N with N >= 1"),
         ("no_such_module_here:f", "cannot import module 'no_such_module_here'"),
         ("maumau.eval:nothing", "has no attribute 'nothing'"),
         ("maumau.eval:SCHEMA", "'SCHEMA' is str, not callable"),

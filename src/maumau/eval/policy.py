@@ -14,8 +14,8 @@ A :class:`maumau.bots.Bot` instance plays as it is; a ``Bot`` subclass is made a
 each match with the match's seed (so its decisions do not depend on the order of the
 matches).  :func:`load_policy` reads a policy named on a command line:
 ``module:function`` (``module:object.attribute`` for a nested one), or a bot level of
-:func:`maumau.bots.make_bot` (``normal``, ``hard:500``).  numpy is imported only when a
-policy is made (the ``rl`` extra).
+:func:`maumau.bots.make_bot` (``normal``, ``hard:500``) or OpenSpiel's ``ismcts:N``.
+numpy is imported only when a policy is made (the ``rl`` extra).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from maumau.bots import LEVELS, Bot, make_bot
+from maumau.bots import LEVELS, Bot
 from maumau.engine import Action, SeatView
 from maumau.env.actions import describe, legal_indices
+from maumau.eval.opponents import SPIEL_KINDS, OpponentUnavailable, make_opponent
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -38,8 +39,9 @@ Policy = Callable[[Any, Any], Any]
 
 @dataclass(frozen=True, slots=True)
 class Level:
-    """A bot level of :func:`maumau.bots.make_bot` (``normal``, ``hard:500``) as an
-    entrant: made anew, with the match's seed, for each match."""
+    """A bot level of :func:`maumau.bots.make_bot` (``normal``, ``hard:500``), or
+    OpenSpiel's ``ismcts:N``, as an entrant: made anew, with the match's seed, for each
+    match."""
 
     name: str
 
@@ -112,7 +114,7 @@ def as_bot(entrant: Entrant, seed: int) -> Bot:
     if isinstance(entrant, Bot):
         return entrant
     if isinstance(entrant, Level):
-        return make_bot(entrant.name, seed)
+        return make_opponent(entrant.name, seed)
     if isinstance(entrant, type) and issubclass(entrant, Bot):
         return entrant(seed)
     if callable(entrant):
@@ -146,15 +148,15 @@ def name_of(entrant: object) -> str:
 
 def load_policy(spec: str) -> Entrant:
     """The entrant ``spec`` names: ``module:function`` (or ``module:obj.attr``), or a
-    bot level (``random``, ``hard:500``).  A wrong spec raises :class:`PolicyError`
+    bot level (``random``, ``hard:500``, ``ismcts:200``).  A wrong spec raises :class:`PolicyError`
     saying what is wrong."""
     text = spec.strip()
     head, colon, tail = text.partition(":")
-    if head in LEVELS:
+    if head in LEVELS or head in SPIEL_KINDS:
         try:
-            make_bot(text, 0)
-        except ValueError as exc:
-            raise PolicyError(str(exc)) from None
+            make_opponent(text, 0)
+        except (ValueError, OpponentUnavailable) as exc:
+            raise PolicyError(f"policy {spec!r}: {exc}") from None
         return Level(text)
     if not colon or not head or not tail:
         raise PolicyError(
