@@ -31,7 +31,9 @@ def add_research_export(sub: Any) -> argparse.ArgumentParser:
         "in maumau_v0's encoding, without names, to one .npz file (docs/research.md, "
         '"Human games as data"; maumau.eval.games.load_games reads it).',
     )
-    parser.add_argument("--out", required=True, type=Path, metavar="FILE")
+    parser.add_argument(
+        "--out", required=True, type=Path, metavar="FILE", help="the .npz file to write (0600)"
+    )
     parser.add_argument("--finished-before", metavar="DATE", help="only games ended before")
     parser.set_defaults(handler=cmd_research_export)
     return parser
