@@ -68,8 +68,13 @@ class Results:
         return self.document
 
     def write(self, path: Path) -> None:
+        """The file: the figures indented, then one line per match."""
+        head = {k: v for k, v in self.document.items() if k != "outcomes"}
+        text = json.dumps(head, indent=1)[: -len("\n}")]
+        lines = [json.dumps(o, separators=(",", ":")) for o in self.document["outcomes"]]
+        text += ',\n "outcomes": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.document, indent=1) + "\n", encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
 
 
 def read_results(path: Path) -> Results:
