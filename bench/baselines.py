@@ -13,9 +13,13 @@ Agent kinds (``bench/lab/baselines/agents.py``): random, easy, normal, hard (``h
 for another budget), lab-ismcts:N (bench/lab/ismcts.py), ismcts:N (OpenSpiel's ISMCTS
 through ``maumau.env.spiel_bot``, with the heuristic rollouts of ``hard``;
 ``ismcts-random:N`` with uniformly random rollouts; skipped with a message when it
-cannot be imported).  ``--table A/B`` (or ``A/B/C/D``, repeated) plays only the tables
-given instead of every pair and every set of four kinds; ``--section`` names the
-section of docs/benchmark.md the figures go to.
+cannot be imported); any other ``module:function`` is a policy of ``maumau.eval`` (a
+callable of maumau_v0's observation and mask, or a maumau.bots.Bot), e.g.
+``--table mypackage.agent:act/hard``.  The duplicate deals, seatings and statistics are
+``maumau.eval``'s (``maumau eval`` plays one entrant through a fixed suite).
+``--table A/B`` (or ``A/B/C/D``, repeated) plays only the tables given instead of every
+pair and every set of four kinds; ``--section`` names the section of
+docs/benchmark.md the figures go to.
 """
 
 from __future__ import annotations
@@ -113,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         type=table_of,
         action="append",
         default=[],
-        help="play only this table, e.g. hard:500/ismcts:500 (2 or 4 kinds; repeatable)",
+        help="play only this table, e.g. hard:500/ismcts:500 or mypackage.agent:act/hard "
+        "(2 or 4 kinds or module:function policies; repeatable)",
     )
     parser.add_argument("--section", default="Baselines", help="the docs/benchmark.md section")
     parser.add_argument("--preset", default="standard")

@@ -18,10 +18,10 @@ from lab.baselines.campaign import (
     seating,
     tables_of,
 )
-from lab.baselines.ratings import bootstrap, percentile_interval, plackett_luce, wilson
 from lab.baselines.report import section, write_section
 from maumau.bots import HardBot
 from maumau.engine import Rules
+from maumau.eval.ratings import bootstrap, percentile_interval, plackett_luce, wilson
 
 # --- intervals -------------------------------------------------------------------------
 
@@ -235,3 +235,19 @@ def test_chosen_tables_go_to_their_own_section(tmp_path: Path) -> None:
         baselines.main(["--table", "random/random", "--doc", str(doc)])
     with pytest.raises(SystemExit):
         baselines.main(["--table", "random/easy/normal", "--doc", str(doc)])
+
+
+def test_a_policy_enters_the_campaign_as_module_function() -> None:
+    """``--kinds`` and ``--table`` take ``module:function`` policies (maumau.eval's)."""
+    from maumau.bots import EasyBot
+
+    assert isinstance(make_agent("maumau.bots.simple:EasyBot", 3), EasyBot)
+    with pytest.raises(ValueError, match="cannot import module 'nowhere_x'"):
+        make_agent("nowhere_x:act", 1)
+    rules = Rules.from_preset("standard")
+    outcomes = run_campaign([("random", "maumau.bots.simple:EasyBot")], 2, rules, seed=4)
+    easy = run_campaign([("random", "easy")], 2, rules, seed=4)
+    # the same bot under another name: the same matches
+    assert [o.score for o in outcomes] == [o.score for o in easy]
+    text = section({"kinds": ["random", "maumau.bots.simple:EasyBot"]}, outcomes, 20)
+    assert "`maumau.bots.simple:EasyBot` (a policy, maumau.eval)" in text

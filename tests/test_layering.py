@@ -67,6 +67,9 @@ MAY_IMPORT = {
     "loadtest": {"loadtest"},
     # the research environments: built on the engine and the bots, never the server
     "env": {"engine", "bots", "env"},
+    # evaluation (suites, results, human games as data): on top of the environments,
+    # never the server or the store (the command line hands it the store's records)
+    "eval": {"engine", "bots", "env", "eval"},
 }
 
 
@@ -82,7 +85,7 @@ def test_packages_import_one_way() -> None:
                     assert (
                         inner in allowed
                         or inner == "__version__"
-                        or (package == "server" and name == "maumau")
+                        or (package in ("server", "eval") and name == "maumau")
                     ), f"{path.relative_to(PACKAGE)} imports {name}"
 
 
@@ -178,6 +181,7 @@ def test_the_core_needs_none_of_the_research_libraries() -> None:
     optional); only the environment modules do."""
     code = (
         "import sys, maumau, maumau.engine, maumau.bots, maumau.cli.main, maumau.env\n"
+        "import maumau.eval\n"
         "import maumau.env.session, maumau.env.actions, maumau.env.rewards\n"
         "heavy = ('numpy', 'pettingzoo', 'gymnasium', 'pyspiel', 'open_spiel')\n"
         "print(','.join(name for name in heavy if name in sys.modules))"

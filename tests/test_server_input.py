@@ -795,6 +795,8 @@ def test_http_create_with_bad_option(tmp_path: Path, body: Message, named: str) 
         ({"name": "Ana", "settings": {"bot_delay_ms": 900.0}}, "bot_delay_ms"),
         ({"name": 7}, "name"),
         ({"name": "Ana", "settings": {"stand_in_level": "god"}}, "stand_in_level"),
+        ({"name": "Ana", "settings": {"research_export": "yes"}}, "research_export"),
+        ({"name": "Ana", "settings": {"research_export": 1}}, "research_export"),
         ({"name": "Ana", "settings": {"turn": 3}}, "turn"),
         ({"name": "Ana", "seat": 3}, "seat"),
     ],

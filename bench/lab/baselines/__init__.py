@@ -3,7 +3,7 @@ other with duplicate deals and rotated seats, and the figures with 95% intervals
 
 - ``agents``: the registry of agent kinds (``random``, ``hard:500``, ``ismcts:1000``).
 - ``campaign``: heads-up pairs and 4-seat tables, every deal played once per rotation.
-- ``ratings``: Wilson and bootstrap intervals, Plackett-Luce strengths (MM algorithm).
+- the statistics (Wilson and bootstrap intervals, Plackett-Luce) are ``maumau.eval.ratings``.
 - ``store``: the raw outcomes as JSON lines (``bench/results/baselines.jsonl``).
 - ``report``: the ``## Baselines`` section of ``docs/benchmark.md``.
 """

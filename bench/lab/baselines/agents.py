@@ -4,21 +4,27 @@ A kind is resolved by its prefix (the text before ``:``) through :data:`KINDS`; 
 rest is the kind's argument (``hard:500``: 500 simulations per decision).  Every agent
 is a :class:`maumau.bots.Bot`: it decides from its seat's view and legal actions only.
 Kinds whose code needs an optional dependency import it when they are first made, and
-raise :class:`AgentUnavailable` with a message saying what is missing.
+raise :class:`AgentUnavailable` with a message saying what is missing.  Any other
+``module:function`` is a policy of :mod:`maumau.eval.policy` (a callable of
+``maumau_v0``'s observation and mask, or a ``maumau.bots.Bot``).
 """
 
 from __future__ import annotations
 
-import importlib
+import importlib  # (the tests stand in for it, to see a missing OpenSpiel named)
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from maumau.bots import LEVELS, Bot, make_bot
 from maumau.bots.hard import DEFAULT_SIMULATIONS
+from maumau.eval.opponents import OpponentUnavailable, budget, spiel_ismcts
+from maumau.eval.policy import PolicyError, as_bot, load_policy
+
+__all__ = ["KINDS", "AgentUnavailable", "Kind", "available", "importlib", "make_agent"]
 
 
-class AgentUnavailable(RuntimeError):
-    """The kind is known, but what it needs is not installed (or not built yet)."""
+#: the kind is known, but what it needs is not installed (maumau.eval's own error)
+AgentUnavailable = OpponentUnavailable
 
 
 #: makes an agent of one kind: (the text after ``:`` or "", seed) -> Bot
@@ -43,40 +49,12 @@ def _ours(level: str) -> Factory:
 def _lab_ismcts(arg: str, seed: int) -> Bot:
     from lab.ismcts import IsmctsBot  # bench/ is on the path of the scripts and tests
 
-    return IsmctsBot(seed, simulations=_budget("lab-ismcts", arg))
-
-
-#: the module that plays OpenSpiel's ISMCTS as a maumau bot (it needs pyspiel)
-SPIEL_MODULE = "maumau.env.spiel_bot"
-#: the function it offers: (simulations, seed, rollouts) -> a Bot
-SPIEL_FACTORY = "ismcts_agent"
+    return IsmctsBot(seed, simulations=budget("lab-ismcts", arg))
 
 
 def _spiel_ismcts(arg: str, seed: int, rollouts: str = "heuristic") -> Bot:
-    """OpenSpiel's own ISMCTS bot, playing through the ``python_maumau`` registration."""
-    simulations = _budget("ismcts", arg)
-    try:
-        module = importlib.import_module(SPIEL_MODULE)
-    except ImportError as exc:
-        raise AgentUnavailable(
-            f"ismcts needs {SPIEL_MODULE} and pyspiel (the spiel extra: uv sync --extra spiel, "
-            f'or pip install ".[spiel]" in the checkout): {exc}'
-        ) from None
-    factory = getattr(module, SPIEL_FACTORY, None)
-    if factory is None:
-        raise AgentUnavailable(
-            f"{SPIEL_MODULE} has no {SPIEL_FACTORY}(simulations, seed, rollouts)"
-        )
-    agent = factory(simulations, seed, rollouts)
-    if not isinstance(agent, Bot):
-        raise AgentUnavailable(f"{SPIEL_MODULE}.{SPIEL_FACTORY} did not return a maumau Bot")
-    return agent
-
-
-def _budget(name: str, arg: str) -> int:
-    if not arg.isdigit() or int(arg) < 1:
-        raise ValueError(f"{name} needs a budget: {name}:N with N >= 1 simulations, not {arg!r}")
-    return int(arg)
+    """OpenSpiel's own ISMCTS bot (:func:`maumau.eval.opponents.spiel_ismcts`)."""
+    return spiel_ismcts(budget("ismcts", arg), seed, rollouts)
 
 
 KINDS: dict[str, Kind] = {
@@ -101,9 +79,17 @@ def make_agent(kind: str, seed: int) -> Bot:
     dependency is missing raises :class:`AgentUnavailable`."""
     prefix, _, arg = kind.partition(":")
     entry = KINDS.get(prefix)
-    if entry is None:
-        raise ValueError(f"unknown agent kind {kind!r}; the kinds are: {', '.join(KINDS)}")
-    return entry.factory(arg, seed)
+    if entry is not None:
+        return entry.factory(arg, seed)
+    if arg:  # module:function, a policy of maumau.eval (or a Bot)
+        try:
+            return as_bot(load_policy(kind), seed)
+        except PolicyError as exc:
+            raise ValueError(str(exc)) from None
+    raise ValueError(
+        f"unknown agent kind {kind!r}; the kinds are: {', '.join(KINDS)}, "
+        "or a policy as module:function"
+    )
 
 
 def available(kind: str) -> str | None:

@@ -1,45 +1,33 @@
 """Playing the campaign: every table of agent kinds, every deal once per seat rotation.
 
 A *table* is a tuple of agent kinds, one entry each (heads-up: every pair of kinds;
-4-seat: every set of four kinds).  A *deal block* is one deal seed played ``n`` times,
-with the entries rotated one seat further each time, so every entry sits in every seat
-and is dealt every seat's cards once (duplicate deals: luck of the cards evens out
-within a block).  Matches are whole matches (``maumau.bots.match.play_match``) under the
-campaign's rules.
+4-seat: every set of four kinds).  The deal blocks, seatings and finishing orders are
+:mod:`maumau.eval.duplicate`'s (the method every ``maumau.eval`` suite uses); this
+module chooses the tables, resolves the kinds and spreads the blocks over processes.
 """
 
 from __future__ import annotations
 
 import multiprocessing
-import random
 from collections.abc import Callable, Collection, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 
 from lab.baselines.agents import make_agent
-from maumau.bots.match import play_match
 from maumau.engine import Rules
+from maumau.eval import duplicate
+from maumau.eval.duplicate import Outcome, deal_seed, finishing_order, seating
 
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """One match, entry by entry (entry ``i`` is ``kinds[i]``, whatever its seat)."""
-
-    table: int
-    block: int
-    rotation: int
-    kinds: tuple[str, ...]
-    #: 1 won, 1/k when k entries share the win, 0 lost
-    score: tuple[float, ...]
-    #: points left in hand, summed over the match's rounds (lower is better)
-    points: tuple[int, ...]
-    #: the entries in finishing order, best first
-    order: tuple[int, ...]
-    rounds: int
-    #: per entry: its decisions in the match, and the seconds they took in all (empty
-    #: in results files written before these were kept)
-    decisions: tuple[int, ...] = ()
-    seconds: tuple[float, ...] = field(default=(), compare=False)  # (not reproducible)
+__all__ = [
+    "BlockJob",
+    "Outcome",
+    "deal_seed",
+    "finishing_order",
+    "play_block",
+    "run_campaign",
+    "seating",
+    "tables_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,68 +46,17 @@ def tables_of(kinds: Sequence[str], seats: int) -> list[tuple[str, ...]]:
     return list(combinations(kinds, seats))
 
 
-def finishing_order(
-    score: Sequence[float], points: Sequence[int], rounds_won: Sequence[int], rng: random.Random
-) -> tuple[int, ...]:
-    """Entries best first: by match score, then fewer points, then more rounds won; a
-    tie that is left is broken by ``rng`` (seeded, so reproducible)."""
-    coins = [rng.random() for _ in score]
-    return tuple(
-        sorted(range(len(score)), key=lambda e: (-score[e], points[e], -rounds_won[e], coins[e]))
-    )
-
-
-def seating(n: int, rotation: int) -> list[int]:
-    """The entry in each seat at ``rotation``: over ``n`` rotations every entry sits in
-    every seat once."""
-    return [(seat + rotation) % n for seat in range(n)]
-
-
-def deal_seed(seed: int, table: int, block: int) -> int:
-    """The seed of a block's match (the round seeds follow from it): the same for every
-    rotation of the block, so each rotation is dealt the same cards seat by seat."""
-    return random.Random(f"baselines-deals-{seed}-{table}-{block}").getrandbits(63)
-
-
 def play_block(job: BlockJob) -> list[Outcome]:
-    """The ``n`` matches of one deal block of one table."""
-    n = len(job.kinds)
-    tag = f"{job.seed}-{job.table}-{job.block}"
-    dealt = deal_seed(job.seed, job.table, job.block)
-    out = []
-    for rotation in range(n):
-        entry_of_seat = seating(n, rotation)
-        rng = random.Random(f"baselines-bots-{tag}-{rotation}")
-        bots = [make_agent(job.kinds[e], rng.getrandbits(63)) for e in entry_of_seat]
-        names = [f"{job.kinds[e]}#{e}" for e in entry_of_seat]
-        result, game = play_match(bots, job.rules, dealt, names)
-        score = [0.0] * n
-        points = [0] * n
-        won = [0] * n
-        decisions = [0] * n
-        seconds = [0.0] * n
-        for seat, entry in enumerate(entry_of_seat):
-            decisions[entry] = len(result.times[seat])
-            seconds[entry] = round(sum(result.times[seat]), 6)
-            if seat in result.winners:
-                score[entry] = 1.0 / len(result.winners)
-            points[entry] = sum(r.hand_values[seat] for r in game.results)
-            won[entry] = result.rounds_won[seat]
-        out.append(
-            Outcome(
-                job.table,
-                job.block,
-                rotation,
-                job.kinds,
-                tuple(score),
-                tuple(points),
-                finishing_order(score, points, won, rng),
-                result.rounds,
-                tuple(decisions),
-                tuple(seconds),
-            )
-        )
-    return out
+    """The ``n`` matches of one deal block of one table (as
+    :func:`maumau.eval.duplicate.play_block` plays them)."""
+    return duplicate.play_block(
+        job.kinds,
+        lambda entry, seed: make_agent(job.kinds[entry], seed),
+        job.rules,
+        job.seed,
+        job.table,
+        job.block,
+    )
 
 
 def run_campaign(

@@ -12,8 +12,8 @@ from typing import Any
 
 from lab.baselines.agents import KINDS
 from lab.baselines.campaign import Outcome
-from lab.baselines.ratings import bootstrap, percentile_interval, plackett_luce, wilson
 from lab.paths import ROOT, portable
+from maumau.eval.ratings import bootstrap, percentile_interval, plackett_luce, wilson
 
 Block = list[Outcome]
 #: bootstrap resamples of the Plackett-Luce fit (each one is a whole MM fit)
@@ -161,7 +161,10 @@ def section(
     two = [o for o in outcomes if len(o.kinds) == 2]
     four = [o for o in outcomes if len(o.kinds) == 4]
     kinds = head.get("kinds", [])
-    about = ", ".join(f"`{k}` ({about_of(k)})" for k in kinds if k.partition(":")[0] in KINDS)
+    about = ", ".join(
+        f"`{k}` ({about_of(k) if k.partition(':')[0] in KINDS else 'a policy, maumau.eval'})"
+        for k in kinds
+    )
     main = title == "Baselines"  # the other sections refer to its explanations
     lines = [
         f"## {title}",
@@ -181,7 +184,7 @@ def section(
         lines += ["The figures are made as in [Baselines](#baselines).", ""]
     else:
         lines += [
-            "How the figures are made (`bench/lab/baselines/ratings.py`):",
+            "How the figures are made (`src/maumau/eval/ratings.py`):",
             "",
             "- **win rate**: a match won counts 1, a shared win 1/k; the 95% interval is "
             "Wilson's score interval over the matches;",

@@ -4,7 +4,9 @@
 to every connected client: both leave a notice in the database that every running
 server reads within seconds (:mod:`maumau.server.live.notices`).  ``export`` writes the
 records of ended games (``docs/record.md``: ``maumau verify`` and ``maumau record
-replay`` take them); ``purge`` deletes ended games, after exporting them.  The database
+replay`` take them); ``purge`` deletes ended games, after exporting them;
+``research-export`` writes the finished games of the tables that allowed it as
+research data without names (:mod:`maumau.cli.research_export`).  The database
 is named as for ``maumau serve``.  Exit status 0 done, 2 a wrong database, id or
 argument (the message names it).
 """
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from maumau.cli.backup import add_database_arguments, complain, database_of
+from maumau.cli.research_export import add_research_export
 from maumau.cli.types import count
 
 if TYPE_CHECKING:
@@ -102,7 +105,9 @@ def add_commands(commands: Any) -> None:
     purge.add_argument("--dry-run", action="store_true", help="only count what would go")
     purge.set_defaults(handler=cmd_purge)
 
-    for parser in (tables, close, announce, export, purge):
+    research = add_research_export(sub)
+
+    for parser in (tables, close, announce, export, purge, research):
         add_database_arguments(parser)
 
 

@@ -23,6 +23,7 @@ from maumau.cli.admin import add_commands as add_admin_commands
 from maumau.cli.backup import add_commands as add_backup_commands
 from maumau.cli.bots import add_commands as add_bot_commands
 from maumau.cli.env import apply_to_commands
+from maumau.cli.evaluation import add_commands as add_eval_commands
 from maumau.cli.load import add_commands as add_load_commands
 from maumau.cli.options import rules_from_args
 from maumau.cli.play import add_commands as add_play_commands
@@ -190,6 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_load_commands(commands)
     add_backup_commands(commands)
     add_admin_commands(commands)
+    add_eval_commands(commands)
     return parser
 
 

@@ -10,7 +10,7 @@ indexed query for the ids above the last one it saw.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import delete, func, insert, inspect, select, text, update
@@ -88,6 +88,10 @@ class EndedGame:
     options: dict[str, Any]
     players: tuple[str, ...]
     last_active_at: float
+    #: the table settings (``research_export``: its games may be exported as data)
+    settings: dict[str, Any] = field(default_factory=dict)
+    #: each seat's kind, ``human`` or ``bot``, in seat order
+    kinds: tuple[str, ...] = ()
 
 
 # --- opening ---------------------------------------------------------------------------
@@ -296,7 +300,9 @@ async def ended_games(
     """Finished and closed games (last active before ``before``, if given), by id
     above ``after_id``, at most ``limit``."""
     query = (
-        select(games.c.id, games.c.status, games.c.options, games.c.last_active_at)
+        select(
+            games.c.id, games.c.status, games.c.options, games.c.settings, games.c.last_active_at
+        )
         .where(games.c.status.in_(ENDED), games.c.id > after_id)
         .order_by(games.c.id)
         .limit(limit)
@@ -305,15 +311,25 @@ async def ended_games(
         query = query.where(games.c.last_active_at < before)
     rows = list(await conn.execute(query))
     names: dict[str, list[str]] = {row.id: [] for row in rows}
+    kinds: dict[str, list[str]] = {row.id: [] for row in rows}
     if rows:
         for seat in await conn.execute(
-            select(seats.c.game_id, seats.c.name)
+            select(seats.c.game_id, seats.c.name, seats.c.kind)
             .where(seats.c.game_id.in_(list(names)))
             .order_by(seats.c.game_id, seats.c.position)
         ):
             names[seat.game_id].append(seat.name)
+            kinds[seat.game_id].append(seat.kind)
     return [
-        EndedGame(row.id, row.status, dict(row.options), tuple(names[row.id]), row.last_active_at)
+        EndedGame(
+            row.id,
+            row.status,
+            dict(row.options),
+            tuple(names[row.id]),
+            row.last_active_at,
+            dict(row.settings or {}),
+            tuple(kinds[row.id]),
+        )
         for row in rows
     ]
 

@@ -257,8 +257,38 @@ def test_the_form_remembers_the_rules_and_a_preset_change_can_be_undone(
     info = call(f"{live_server}/api/games/{game_id}", "GET")
     assert info["options"] == {"preset": "traditional", "seven_draw": 3}
     assert info["settings"]["turn_seconds"] == 45
+    assert info["settings"]["research_export"] is False  # unless the host says so
+    expect(page.locator("#research-note")).to_have_count(0)
     stored = json.loads(page.evaluate(f"localStorage.getItem('{RULES_KEY}')"))
     assert stored["preset"] == "traditional"
+
+
+def test_a_host_may_share_the_tables_games_for_research(
+    page: Page, browser: Browser, live_server: str, artifacts: Path
+) -> None:
+    """The switch is off each time the form is drawn; on, the table is made with
+    ``research_export`` and its lobby says so, as does the join form to whoever comes
+    by the invite, in their language."""
+    open_home(page, live_server)
+    page.click("details.more summary")
+    switch = page.locator("#set-research_export")
+    expect(switch).not_to_be_checked()
+    switch.check()
+    page.fill("#player-name", "Anna")
+    page.click("#create")
+    expect(page.locator("#seats li[data-seat]")).to_have_count(1)
+    game_id = page.url.rsplit("/", 1)[1]
+    info = call(f"{live_server}/api/games/{game_id}", "GET")
+    assert info["settings"]["research_export"] is True
+    expect(page.locator("#research-note")).to_contain_text("without names")
+    check_axe(page, "lobby with the research note")
+    guest = browser.new_context(viewport=SIZES[2]).new_page()
+    try:
+        guest.goto(f"{live_server}{info['invite']}?lang=de")
+        expect(guest.locator("#join")).to_be_visible()
+        expect(guest.locator("#research-note")).to_contain_text("ohne Namen")
+    finally:
+        guest.context.close()
 
 
 def test_the_home_page_lists_the_open_tables(page: Page, live_server: str, artifacts: Path) -> None:

@@ -50,6 +50,9 @@ class TableSettings(Model):
     idle_close_seconds: float = Field(default=86_400.0, ge=1, le=30 * 86_400)
     #: the computer player that stands in for an absent player or an expired timer
     stand_in_level: Literal["random", "easy", "normal", "hard"] = "normal"
+    #: the table's finished games may be exported without names as research data
+    #: (``maumau admin research-export``); off unless the host turns it on
+    research_export: bool = False
 
 
 #: computer player levels a table offers

@@ -193,6 +193,14 @@ export function renderHome(root, { showError }) {
       h("p", { class: "help", id: `${id}-help` }, t(`set.${s.key}.help`)));
   });
 
+  // research data: the host's choice for this table only, off each time (never remembered)
+  const research = h("input", {
+    id: "set-research_export", type: "checkbox", "aria-describedby": "set-research_export-help",
+  });
+  const researchRow = h("div", { class: "option" },
+    h("label", { for: "set-research_export" }, research, " ", t("set.research_export")),
+    h("p", { class: "help", id: "set-research_export-help" }, t("set.research_export.help")));
+
   async function submit(event) {
     event.preventDefault();
     const player = name.value.trim();
@@ -211,9 +219,11 @@ export function renderHome(root, { showError }) {
       const raw = document.getElementById(`set-${s.key}`).value.trim();
       settings[s.key] = raw === "" ? (s.nullable ? null : s.def) : Number(raw);
     }
+    const shared = research.checked; // (not saved for "Play now": each table opts in itself)
     createButton.disabled = true;
     try {
-      const seat = await api("POST", "/api/games", { body: { name: player, preset, options, settings } });
+      const body = { name: player, preset, options, settings: { ...settings, research_export: shared } };
+      const seat = await api("POST", "/api/games", { body });
       saveToken(seat.game_id, seat.token);
       savePlayed({ preset, options, settings }); // what "Play now" plays with next time
       location.assign(seat.invite);
@@ -242,7 +252,7 @@ export function renderHome(root, { showError }) {
         optionsBox,
         h("details", { class: "more" },
           h("summary", {}, t("home.settings")),
-          h("div", { class: "option-grid" }, settingRows),
+          h("div", { class: "option-grid" }, settingRows, researchRow),
         ),
         createButton,
       ),

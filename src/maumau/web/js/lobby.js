@@ -144,10 +144,18 @@ export function renderLobby(root, page) {
       h("div", { class: "panel rules-brief" },
         h("h2", {}, t("lobby.rules")),
         ruleSummary(info),
+        researchNote(info),
       ),
     ),
   );
   restoreFocus(root, mark);
+}
+
+/** Everyone is told when the host shares the table's games as research data. */
+function researchNote(info) {
+  return info.settings?.research_export
+    ? h("p", { class: "help research-note", id: "research-note" }, t("lobby.research_export"))
+    : null;
 }
 
 export function renderJoin(root, page) {
@@ -182,6 +190,7 @@ export function renderJoin(root, page) {
         h("h1", {}, t("join.title")),
         h("p", {}, tx("join.text", { players: joinNodes(info.seats.map((s) => nameEl(s.name)), ", ") })),
         full ? h("p", { class: "help" }, t("error.table_full")) : null,
+        researchNote(info),
         h("div", { class: "field" }, h("label", { for: "join-name" }, t("home.your_name")), name, message.line),
         button,
       ),

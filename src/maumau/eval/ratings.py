@@ -1,4 +1,5 @@
-"""The statistics of the baselines: 95% intervals and Plackett-Luce strengths.
+"""The statistics of an evaluation: 95% intervals and Plackett-Luce strengths
+(:mod:`maumau.eval` and the baselines campaign of ``bench/baselines.py``).
 
 * Win rates: the Wilson score interval (``maumau.bots.tournament.wilson``, the one
   ``maumau tournament`` prints), a drawn match counting one half.
