@@ -19,7 +19,7 @@ from maumau.engine import Game, Record
 from maumau.engine.replay import record_of
 from maumau.env import maumau_v0
 from maumau.eval.games import GAMES_SCHEMA, concat, load_games, samples_of, save_games
-from maumau.server.protocol import TableSettings
+from maumau.server.wire.protocol import TableSettings
 
 
 def played(rules: str, players: int, seed: int) -> tuple[Game, list[tuple[Any, ...]]]:
