@@ -7,6 +7,8 @@ import asyncio
 import json
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -38,7 +40,7 @@ from maumau.store import (
     sqlite_url,
 )
 from maumau.store.connect import execute_while_locked, make_engine, set_pragmas
-from maumau.store.migrate import alembic_config, head_revision
+from maumau.store.migrate import HEAD_REVISION, alembic_config, current_revision, head_revision
 from maumau.store.queries import DECODE_INLINE_STEPS
 from maumau.store.schema import metadata
 from maumau.store.urls import sqlite_file
@@ -496,6 +498,50 @@ async def _revisions(url: str) -> list[str]:
             return [str(row[0]) for row in rows]
     finally:
         await engine.dispose()
+
+
+def test_the_head_revision_the_store_expects_is_alembics_head() -> None:
+    # (raise HEAD_REVISION in store/migrate.py with each new migration script)
+    assert head_revision() == HEAD_REVISION
+
+
+async def test_the_revision_read_without_alembic_is_alembics(db_url: str) -> None:
+    path = sqlite_file(database_url(db_url))
+    if path is not None:
+        path.parent.mkdir()
+    engine = make_engine(database_url(db_url))
+
+    def both(c: Connection) -> tuple[str | None, str | None]:
+        return current_revision(c), MigrationContext.configure(c).get_current_revision()
+
+    try:
+        async with engine.begin() as conn:
+            assert await conn.run_sync(both) == (None, None)  # never migrated
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "0001"))
+            assert await conn.run_sync(both) == ("0001", "0001")
+            await conn.run_sync(lambda c: command.upgrade(alembic_config(c), "head"))
+            assert await conn.run_sync(both) == (HEAD_REVISION, HEAD_REVISION)
+    finally:
+        await engine.dispose()
+
+
+async def test_opening_a_database_at_the_head_does_not_load_alembic(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'current.db'}"
+    async with await Store.open(url):  # migrated here, in this process
+        pass
+    script = (
+        "import asyncio, sys\n"
+        "from maumau.store import Store\n"
+        "async def main() -> None:\n"
+        f"    async with await Store.open({url!r}):\n"
+        "        pass\n"
+        "asyncio.run(main())\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('alembic', 'mako')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
 
 
 async def test_a_sqlite_database_of_the_first_revision_is_upgraded(tmp_path: Path) -> None:
