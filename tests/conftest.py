@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pg import pg_db_url, pg_url
+from support.pg import pg_db_url, pg_url
 
 __all__ = ["anyio_backend", "db_url", "pg_db_url", "pg_url"]
 
