@@ -47,12 +47,22 @@ def test_an_unknown_bot_is_named_in_the_error(spec: str) -> None:
         rounds.make_tested(spec, 1)
 
 
-def test_the_script_refuses_a_bad_player_count_and_says_why() -> None:
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--players", "9"], capture_output=True, text=True
-    )
-    assert done.returncode == 2
-    assert "2 to 8 players, not 9" in done.stderr
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``bench/rounds.py argv`` in this process: its exit status, stdout and stderr."""
+    try:
+        status = rounds.main(list(argv))
+    except SystemExit as exc:
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_the_script_refuses_a_bad_player_count_and_says_why(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, _, err = run(capsys, "--players", "9")
+    assert status == 2
+    assert "2 to 8 players, not 9" in err
 
 
 @pytest.mark.parametrize("opponents", ["tree", "playout"])
@@ -97,16 +107,17 @@ def test_two_runs_are_paired_on_the_rounds_both_played() -> None:
     assert error == pytest.approx(1.0)
 
 
-def test_the_script_refuses_a_compare_file_that_is_not_its_own(tmp_path: Path) -> None:
+def test_the_script_refuses_a_compare_file_that_is_not_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "other.json"
     bad.write_text('{"summary": {}}')
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--compare", str(bad)], capture_output=True, text=True
-    )
-    assert done.returncode == 2
-    assert "other.json: not a --json file of this script" in done.stderr
+    status, _, err = run(capsys, "--compare", str(bad))
+    assert status == 2
+    assert "other.json: not a --json file of this script" in err
 
 
+@pytest.mark.system
 def test_a_run_writes_its_rows_and_a_second_run_pairs_with_them(tmp_path: Path) -> None:
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     base = [sys.executable, str(SCRIPT), "--deals", "1", "--first-deal", "5"]

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 
 from lab.matrix.cli import PARTS, parse_args, plan
@@ -142,6 +143,7 @@ def test_plan_of_the_full_matrix() -> None:
     assert not portable("/somewhere/else/deep/x.json").startswith("/")
 
 
+@pytest.mark.system
 def test_one_small_sqlite_cell(tmp_path: Path) -> None:
     out = tmp_path / "all.json"
     command = [sys.executable, str(SCRIPT), "--quick", "--only", "sqlite", "--cells", "closed"]

@@ -292,6 +292,7 @@ def _check_ledger(ledger: Path, data_dir: Path) -> int:
     return len(lines)
 
 
+@pytest.mark.system
 def test_closed_loop_run_from_the_command_line(
     server: tuple[str, int, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -328,6 +329,7 @@ def test_closed_loop_run_from_the_command_line(
     assert acked >= results["moves"]
 
 
+@pytest.mark.system
 def test_offered_rate_without_compression(server: tuple[str, int, Path], tmp_path: Path) -> None:
     url, _, data_dir = server
     ledger = tmp_path / "ledger.jsonl"

@@ -208,6 +208,7 @@ def test_help_exits_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0 and "standard input" in out
 
 
+@pytest.mark.system
 def test_real_process_reads_stdin() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "maumau", "record", "replay", "-"],
@@ -220,6 +221,7 @@ def test_real_process_reads_stdin() -> None:
     assert json.loads(done.stdout) == expected_of(EXAMPLE)
 
 
+@pytest.mark.system
 def test_installed_script_exit_statuses(tmp_path: Path) -> None:
     script = Path(sys.executable).parent / "maumau"
     if not script.exists():

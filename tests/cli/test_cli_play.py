@@ -64,6 +64,7 @@ def verify(capsys: pytest.CaptureFixture[str], path: Path) -> dict[str, object]:
     return result
 
 
+@pytest.mark.system
 def test_a_game_is_played_to_the_end_by_typed_moves(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -122,6 +123,7 @@ def test_a_game_is_played_to_the_end_by_typed_moves(
     assert mine == typed  # every move typed is in the record, and nothing else of ours
 
 
+@pytest.mark.system
 def test_ctrl_c_leaves_a_record_of_the_game_so_far(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,6 +157,7 @@ def test_ctrl_c_leaves_a_record_of_the_game_so_far(
     assert sum(1 for seat, _ in record.rounds[0].actions if seat == 1) == 1
 
 
+@pytest.mark.system
 def test_end_of_input_saves_and_exits_cleanly(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -189,6 +192,7 @@ def test_a_bad_command_line_is_refused_before_playing(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.system
 def test_names_and_typed_text_are_printed_as_they_are(tmp_path: Path) -> None:
     path = tmp_path / "marked.json"
     child = spawn(

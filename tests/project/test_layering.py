@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support.paths import ROOT
 
 ENGINE = ROOT / "src" / "maumau" / "engine"
@@ -93,6 +95,7 @@ def test_modules_stay_small() -> None:
         assert lines <= 450, f"{path.relative_to(PACKAGE)} has {lines} lines: split it"
 
 
+@pytest.mark.system
 def test_the_core_needs_none_of_the_research_libraries() -> None:
     """``import maumau``, the engine, the bots, the command line and ``maumau.env``
     itself load no numpy, PettingZoo, Gymnasium or OpenSpiel (the ``rl`` extra is
@@ -121,6 +124,7 @@ def test_load_tool_is_a_pure_client() -> None:
             )
 
 
+@pytest.mark.system
 def test_the_command_line_loads_the_server_only_to_serve() -> None:
     """``maumau --help``, ``replay`` or ``tournament`` start without the web framework or
     the database layer (they took 1.6 s of every command's start); ``serve`` and

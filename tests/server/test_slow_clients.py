@@ -288,10 +288,12 @@ def request(url: str, method: str = "GET", body: Any = None) -> tuple[int, Any, 
         return reply.status, reply.headers, json.loads(text) if text else None
 
 
+@pytest.mark.system
 def test_serve_raises_its_soft_file_limit(small_server: tuple[str, int]) -> None:
     assert open_files_limit(small_server[1]) == (HARD, HARD)
 
 
+@pytest.mark.system
 def test_serve_sends_the_security_headers(small_server: tuple[str, int]) -> None:
     url, _ = small_server
     status, headers, _ = request(url + "/api/health")
@@ -301,6 +303,7 @@ def test_serve_sends_the_security_headers(small_server: tuple[str, int]) -> None
         assert page.headers["X-Content-Type-Options"] == "nosniff"
 
 
+@pytest.mark.system
 def test_one_address_cannot_use_up_the_open_files(small_server: tuple[str, int]) -> None:
     """300 half-sent requests from 127.0.0.2, more than the server may open files: it
     holds 128 (the cap per address) until their headers are late, refuses the rest at
@@ -319,6 +322,7 @@ def test_one_address_cannot_use_up_the_open_files(small_server: tuple[str, int])
     assert answers.count(b"HTTP/1.1 408 ") == 128
 
 
+@pytest.mark.system
 def test_one_address_cannot_hold_every_websocket(small_server: tuple[str, int]) -> None:
     """70 sockets from 127.0.0.2 that never say hello: 64 are let in (the cap per
     address) and closed when their hello is late; meanwhile another address plays."""

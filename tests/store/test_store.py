@@ -526,6 +526,7 @@ async def test_the_revision_read_without_alembic_is_alembics(db_url: str) -> Non
         await engine.dispose()
 
 
+@pytest.mark.system
 async def test_opening_a_database_at_the_head_does_not_load_alembic(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'current.db'}"
     async with await Store.open(url):  # migrated here, in this process
