@@ -70,6 +70,7 @@ def test_a_seeded_game_is_stored_finished_and_replays(tmp_path: Path) -> None:
     assert verify_report(record)["ok"] is True
 
 
+@pytest.mark.system
 def test_seeding_runs_with_a_trees_own_python(tmp_path: Path) -> None:
     said = serving.seed(ROOT, tmp_path / "data", 2, SHORT, 3)
     assert said["seats"] == 3 and said["game_id"] == "pressure-replay-01"
@@ -289,6 +290,7 @@ def test_the_campaigns_choices() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.system
 def test_a_short_run_of_every_phase(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """About 35 s: this tree's server, 1.5-second phases, small attacks."""
     config = Config(
@@ -324,6 +326,8 @@ def test_a_short_run_of_every_phase(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "bots" in capsys.readouterr().out
 
 
+@pytest.mark.system
+@pytest.mark.pg
 def test_a_short_run_on_postgresql(tmp_path: Path) -> None:
     """About 20 s: a throwaway cluster, two servers of this tree, the human table at
     both, two phases."""

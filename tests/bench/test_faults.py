@@ -46,6 +46,7 @@ def _assert_nothing_lost(report: Any) -> dict[str, Any]:
     return ledger
 
 
+@pytest.mark.system
 def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) -> None:
     opts = Options(
         seed=3,
@@ -71,6 +72,8 @@ def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) 
     assert pending["ok"] and pending["shown_while_pending"] == pending["steps_stored"], pending
 
 
+@pytest.mark.system
+@pytest.mark.pg
 def test_postgresql_stopped_and_started_under_load(tmp_path: Path) -> None:
     opts = Options(
         seed=5,

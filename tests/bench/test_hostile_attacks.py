@@ -25,6 +25,8 @@ from lab.hostile.server import (
     start_server,
 )
 
+pytestmark = pytest.mark.system  # (a real maumau serve)
+
 SAMPLE = Plan(
     hijack_rounds=8,
     replay_clients=4,

@@ -33,6 +33,10 @@ DEADLINE = float(
 )  # seconds for a whole game; generous for a loaded machine
 
 
+#: how long a starting server may take to answer its health check
+START_SECONDS = 120
+
+
 class Server:
     """``python -m maumau serve`` on a free port and a data directory."""
 
@@ -67,7 +71,9 @@ class Server:
         finally:
             if stderr is not None:
                 stderr.close()
-        deadline = time.monotonic() + 30
+        # (generous: with the suite's workers and browsers on two cores a start can take
+        # tens of seconds; a server that exits is reported at once)
+        deadline = time.monotonic() + START_SECONDS
         while True:
             try:
                 with urllib.request.urlopen(self.url + "/api/health", timeout=1) as reply:
@@ -75,8 +81,10 @@ class Server:
                         return
             except OSError:
                 pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server did not start: it exited ({self.proc.returncode})")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the server did not start: no answer in {START_SECONDS} s")
             time.sleep(0.1)
 
     def kill(self) -> None:
