@@ -58,6 +58,7 @@ def test_kill9_on_sqlite_loses_and_doubles_no_acknowledged_move(tmp_path: Path) 
         pause=(0.2, 0.5),
         tail=1.0,
         wait_for_load=False,
+        tail_moves=60,  # (the ledger check below wants more than 50)
     )
     report = sqlite_campaign(opts, tmp_path, _say)
     _assert_nothing_lost(report)
@@ -88,6 +89,7 @@ def test_postgresql_stopped_and_started_under_load(tmp_path: Path) -> None:
         pg_durable=False,  # fsync off: PostgreSQL is stopped, not the machine
         tail=1.0,
         wait_for_load=False,
+        tail_moves=60,  # (the ledger check below wants more than 50)
     )
     try:
         report = pg_campaign(opts, tmp_path, _say)
