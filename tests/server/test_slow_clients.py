@@ -30,6 +30,7 @@ from websockets.sync.client import ClientConnection, connect
 from lab.ports import free_port
 from maumau.cli_serve import uvicorn_config
 from maumau.server.config import ServerConfig
+from support.live import START_SECONDS
 
 #: how long a test waits for what must come (it fails, not hangs, without it)
 GUARD = 30.0
@@ -249,7 +250,7 @@ def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         resource.setrlimit(resource.RLIMIT_NOFILE, (SOFT, HARD))
 
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, preexec_fn=small_limit)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + GUARD
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + START_SECONDS
     while True:
         try:
             with urllib.request.urlopen(url + "/api/health", timeout=1) as reply:
@@ -259,7 +260,7 @@ def small_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            raise RuntimeError("the server did not start")
+            raise RuntimeError(f"the server did not start (exit code {proc.poll()})")
         time.sleep(0.1)
     try:
         yield url, proc.pid
