@@ -18,6 +18,7 @@ from support.serverkit import (
     make_client,
     play_first_legal,
     start,
+    wait_for_status,
 )
 
 
@@ -34,6 +35,8 @@ def test_a_whole_game(db_url: str, tmp_path: Path) -> None:
             hello(ws, token)
             start(client, game_id, token)
             seen = play_first_legal(ws, 0, ended)
+        # (the record is served once the table says finished, which may follow game_end)
+        wait_for_status(client, game_id, "finished")
         record = client.get(f"/api/games/{game_id}/record").json()
     game = replay(record)
     assert game.finished and list(game.totals) == seen[-1]["totals"]
@@ -67,6 +70,8 @@ def test_a_restarted_server_resumes_the_game(db_url: str, tmp_path: Path) -> Non
                 move = {"type": "action", "version": state["version"], "action_id": "again"}
                 ws.send_json({**move, "action": state["legal"][0]})
             seen = play_first_legal(ws, 0, ended)
+        # (the record is served once the table says finished, which may follow game_end)
+        wait_for_status(client, game_id, "finished")
         record = client.get(f"/api/games/{game_id}/record").json()
     assert replay(record).finished
     assert seen[-1]["type"] == "game_end"
