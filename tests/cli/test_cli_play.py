@@ -23,14 +23,19 @@ NEXT_ROUND = r"Enter: next round, q: save and quit > "
 CATCH = r"Catch \(c SEAT\) or Enter to let it go > "
 #: generous: the machine running the tests may be busy
 WAIT = 120
+#: the terminal's columns: wide enough for a line with the record's path in a temporary
+#: folder
+WIDTH = 200
 
 
 def spawn(*args: str) -> pexpect.spawn:
-    env = {**os.environ, "TERM": "xterm-256color"}
+    # (the size said outright too: under pytest-xdist rich took 80 columns, and wrapped
+    # the record's path, longer there by the worker's folder, which the tests read)
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": str(WIDTH), "LINES": "40"}
     return pexpect.spawn(
         sys.executable,
         ["-m", "maumau", "play", "--bot-delay", "0", *args],
-        dimensions=(40, 120),
+        dimensions=(40, WIDTH),
         encoding="utf-8",
         timeout=WAIT,
         env=env,
