@@ -112,7 +112,7 @@ def paired(rows: list[dict[str, Any]], earlier: list[dict[str, Any]]) -> tuple[i
     return len(gains), statistics.fmean(gains), statistics.stdev(gains) / len(gains) ** 0.5
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -129,7 +129,7 @@ def main() -> int:
     parser.add_argument(
         "--compare", type=Path, metavar="FILE", help="pair with the rows of an earlier --json"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     earlier = None
     if args.compare:
         try:

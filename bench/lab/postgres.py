@@ -4,7 +4,7 @@ initdb and pg_ctl of the newest installed server (``/usr/lib/postgresql/*/bin``)
 as the ``postgres`` user when we are root, on a free port of 127.0.0.1, with its socket
 and its files in a temporary directory of its own (the ``postgres`` user must be able to
 reach it).  Used by the server matrix (``bench/server.py``), the fault campaign
-(``bench/faults.py``) and the tests' fixtures (``tests/pg.py``).
+(``bench/faults.py``) and the tests' fixtures (``tests/support/pg.py``).
 """
 
 from __future__ import annotations

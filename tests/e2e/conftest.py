@@ -3,12 +3,10 @@
 The sync Playwright API leaves an asyncio loop running in the main thread, which breaks
 async tests that run after it in the same process (see the toolchain notes).  So the
 root ``pytest`` run does not collect ``browser/``; ``test_browser.py`` here runs
-``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_TEST_E2E_CHILD=1``) and
-fails when it fails; that test runs last.  With ``MAUMAU_TEST_E2E_BESIDE=1`` the child
-starts as soon as the root run has collected its tests and runs beside the rest: about
-3 minutes sooner on two cores, but the rest's timing-sensitive samples (the hostile
-load's short run) then share the cores with Chromium, and one of them failed so in
-CI; ``.ci/run`` runs them one after the other.
+``pytest tests/e2e/browser`` in a child process (with ``MAUMAU_TEST_E2E_CHILD=1``), its
+tests spread over workers of its own (pytest-xdist), and fails when it fails.  That test
+runs first: under the root run's workers (see pyproject.toml) the child's browsers then
+work beside the rest of the suite instead of after it.
 """
 
 from __future__ import annotations
@@ -23,17 +21,12 @@ collect_ignore = [] if CHILD_RUN else ["browser"]
 SUITE = "test_browser.py::test_browser_suite"
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if CHILD_RUN or config.option.collectonly:
+    if CHILD_RUN:
         return
     suite = [item for item in items if item.nodeid.endswith(SUITE)]
-    if not suite:
-        return
-    items[:] = [item for item in items if item not in suite] + suite
-    if os.environ.get("MAUMAU_TEST_E2E_BESIDE"):
-        from test_browser import start_child
-
-        start_child()
+    items[:] = suite + [item for item in items if item not in suite]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -1,8 +1,8 @@
 """Run the browser tests (tests/e2e/browser) in a child pytest process.
 
-:func:`test_browser_suite` runs last, starts the child (unless ``MAUMAU_TEST_E2E_BESIDE=1``
-had it started right after collection, to run beside the rest: see
-``tests/e2e/conftest.py``) and fails when the child failed.
+:func:`test_browser_suite` runs first (see ``tests/e2e/conftest.py``), starts the child
+on ``MAUMAU_TEST_E2E_WORKERS`` workers of its own (default 0: one test after the
+other; with workers, each its own server and Chromium) and fails when the child failed.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ ROOT = HERE.parents[1]
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
 #: the child's whole run may take this long
 TIMEOUT = 1500
+#: the child's pytest-xdist workers (0: the browser tests one after the other, in the child)
+WORKERS = int(os.environ.get("MAUMAU_TEST_E2E_WORKERS", "0"))
 
 
 def missing() -> str | None:
@@ -39,8 +41,11 @@ class Child:
 
     def __init__(self) -> None:
         self.output: IO[str] = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed in wait)
-        env = {**os.environ, "MAUMAU_TEST_E2E_CHILD": "1"}
+        # (not a worker of the root run's: the child is a run of its own)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
+        env["MAUMAU_TEST_E2E_CHILD"] = "1"
         command = [sys.executable, "-m", "pytest", str(HERE / "browser"), "-q"]
+        command += ["-n", str(WORKERS)]
         command += ["-p", "no:cacheprovider", "-W", "ignore::DeprecationWarning"]
         self.proc = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=self.output, stderr=subprocess.STDOUT, text=True
@@ -78,7 +83,7 @@ def test_browser_suite() -> None:
     reason = missing()
     if reason is not None:
         pytest.skip(reason)
-    start_child()  # (when this test was not collected by the root run's hook)
+    start_child()
     code, text = CHILD[0].wait()
     if code != 0:
         pytest.fail(f"browser tests failed (exit code {code}):\n{text[-11000:]}")

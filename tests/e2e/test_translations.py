@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from languages import LANGUAGES, LOCALES, WEB, strings
 from maumau.engine.options import SCORING_MODES, catalogue
 from maumau.server.live.chat import REACTIONS
+from support.languages import LANGUAGES, LOCALES, WEB, strings
 
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

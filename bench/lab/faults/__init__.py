@@ -49,6 +49,6 @@ inside a transaction, and reports the longest time without an acknowledged move.
     uv run python bench/faults.py --only sqlite --kills 20 --games 50 --seed 7
     uv run python bench/faults.py --only pg --pg-kills 4 --pg-stops 3 --json faults.json
 
-A script, not a test (``tests/test_faults.py`` runs a small sample).  Exit status 0
+A script, not a test (``tests/bench/test_faults.py`` runs a small sample).  Exit status 0
 when every check passed, 1 when any failed.
 """

@@ -92,6 +92,8 @@ def sqlite_campaign(opts: Options, workdir: Path, say: Say) -> Report:
             opts.wait_for_load,
             opts.tail,
             monitor,
+            opts.tail_moves,
+            opts.start_timeout,
         )
         report.figures["faults"] = fault_figures(kills, [server], first_start)
         code = server.stop()
@@ -213,6 +215,8 @@ def pg_campaign(opts: Options, workdir: Path, say: Say) -> Report:
             opts.wait_for_load,
             opts.tail,
             monitor,
+            opts.tail_moves,
+            opts.start_timeout,
         )
         report.figures["faults"] = {
             **fault_figures(kills, servers, first_start),

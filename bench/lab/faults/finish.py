@@ -24,6 +24,8 @@ def finish(
     wait_for_load: bool = True,
     tail: float = 0.0,
     monitor: Monitor | None = None,
+    tail_moves: int = 0,
+    tail_moves_timeout: float = 90.0,
 ) -> None:
     """Wait for the load to end (or stop it), then check the ledgers and every
     unfinished game."""
@@ -34,6 +36,9 @@ def finish(
         report.check("load tool ran to its end", code == 0, f"exit {code}; {load.log}")
     else:
         time.sleep(tail)
+        deadline = time.monotonic() + tail_moves_timeout
+        while load.acked_moves() < tail_moves and load.running() and time.monotonic() < deadline:
+            time.sleep(0.2)
         say("stopping the load tool")
         load.stop()
         document = None

@@ -72,6 +72,14 @@ class Load:
         except OSError:
             return 0
 
+    def acked_moves(self) -> int:
+        """The moves acknowledged so far (the ledger's lines)."""
+        try:
+            with self.ledger.open("rb") as ledger:
+                return sum(1 for _ in ledger)
+        except OSError:
+            return 0
+
     def wait_started(self, timeout: float) -> None:
         """Until the first acknowledged move is in the ledger."""
         deadline = clock() + timeout

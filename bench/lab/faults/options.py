@@ -27,5 +27,9 @@ class Options:
     tail: float = 8.0  # seconds of load after the last fault
     #: wait for the load tool's run to end (its figures); else stop it after the tail
     wait_for_load: bool = True
+    #: (without wait_for_load) after the tail, keep the load on until its ledger holds
+    #: this many acknowledged moves, for at most ``start_timeout`` seconds more: a count
+    #: of moves, not of seconds, however busy the machine
+    tail_moves: int = 0
     #: check what a hello during a pending commit shows (SQLite; holds its write lock)
     pending_check: bool = True

@@ -38,7 +38,7 @@ and its rows in the database), the server must still be running and answer
     uv run python bench/hostile.py                          # 10,000 messages, seed 1
     uv run python bench/hostile.py --messages 20000 --requests 5000 --seed 7 --json out.json
 
-A script, not a test (``tests/test_hostile.py`` runs a small sample of the same probes
-in-process, ``tests/test_hostile_attacks.py`` a small run of every attack).  Exit status 0
+A script, not a test (``tests/bench/test_hostile.py`` runs a small sample of the same probes
+in-process, ``tests/bench/test_hostile_attacks.py`` a small run of every attack).  Exit status 0
 when every check passed.
 """

@@ -36,6 +36,6 @@ load is recorded too: ``/proc/loadavg`` before and after, the load tool's own CP
 PostgreSQL's CPU, and the busy cores of the whole machine inside the measuring window,
 so that a busy machine shows.  ``--markdown FILE`` writes the table as Markdown;
 ``--show FILE`` prints the tables of an earlier ``--json`` again.  A script, not a
-test (``tests/test_bench_server.py`` runs a tiny SQLite cell).  Exit status 0 when
+test (``tests/bench/test_bench_server.py`` runs a tiny SQLite cell).  Exit status 0 when
 every cell ran, 1 when one failed.
 """

@@ -59,5 +59,5 @@ connection failed, counts as "no answer".  After each phase the run waits until
 command on the same machine, one after the other), per phase the moves' and health's
 p50 and p99 of each, each with its ratio to its own run's quiet phase.
 
-A script, not a test (``tests/test_bench_pressure.py`` runs small pieces of it).
+A script, not a test (``tests/bench/test_bench_pressure.py`` runs small pieces of it).
 """

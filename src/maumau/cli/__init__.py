@@ -14,5 +14,5 @@ commands of one concern.
 
 The package imports nothing itself: ``maumau --help`` loads neither the web framework
 nor the database layer (``serve``, ``loadtest`` and the operator's commands import them
-when they run; ``tests/test_layering.py`` guards it).
+when they run; ``tests/project/test_layering.py`` guards it).
 """

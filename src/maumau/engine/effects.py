@@ -19,8 +19,8 @@ bots' heuristic playout (``bots/rollout.py``), the ``normal`` bot and the search
 reading of the log (``bots/world.py``) read this table, never the option flags, so a new
 action-card option is its key in ``options.py`` and a line in :func:`card_effects`.
 Which cards *fit* on which (the Jack's wildness, ``jack_on_jack``) is the match tables
-of ``table.py``.  tests/test_rollout_differential.py plays the playouts against the
-engine over random option sets; tests/test_card_effects_once.py fails where another
+of ``table.py``.  tests/bots/test_rollout_differential.py plays the playouts against the
+engine over random option sets; tests/engine/test_card_effects_once.py fails where another
 module reads these options or names these ranks.
 """
 

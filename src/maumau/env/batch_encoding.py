@@ -7,9 +7,9 @@ seat's hand as a bitmask (its own is read whole, the others' *only as counts*), 
 per-seat code of its last action this round (kept up to date from the log).
 :func:`encode_rows` turns the rows of every game into the observation vectors, in
 numpy, into a preallocated array.  The vectors are the same, float for float, as
-:func:`maumau.env.encoding.encode` of the seat's view (``tests/test_env_batch.py``
+:func:`maumau.env.encoding.encode` of the seat's view (``tests/env/test_env_batch.py``
 checks every step of whole games), and they hold no other seat's cards and nothing of
-the draw pile's order (``tests/test_env_leak.py``).
+the draw pile's order (``tests/env/test_env_leak.py``).
 
 A row (``row_width(n)`` ints for ``n`` seats)::
 

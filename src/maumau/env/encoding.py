@@ -1,7 +1,7 @@
 """The observation encoding: one seat's :class:`~maumau.engine.SeatView` as a vector.
 
 :func:`encode` reads nothing but the view, so it cannot hold what the seat may not
-see (``tests/test_env_leak.py`` permutes the other hands and the draw pile and checks
+see (``tests/env/test_env_leak.py`` permutes the other hands and the draw pile and checks
 that the vector does not change).  Every value lies in [0, 1]; seats are *relative*
 (slot 0 is the observing seat, slot 1 the next seat clockwise, ...), so one policy can
 play every seat.  The layout (``OBS_SIZE`` = 364 floats; docs/research.md has the

@@ -32,7 +32,8 @@ def serving(data: Path, *options: str, port: int | None = None) -> Iterator[str]
     command = [sys.executable, "-m", "maumau", "serve", "--port", str(port)]
     command += ["--data-dir", str(data), "--log-level", "warning", *options]
     proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 30
+    # (generous: the suite's workers and other browsers may share the cores meanwhile)
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 120
     try:
         while True:
             try:
@@ -40,7 +41,8 @@ def serving(data: Path, *options: str, port: int | None = None) -> Iterator[str]
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the game server did not start") from None
+                    why = f"exit code {proc.poll()}" if proc.poll() is not None else "no answer"
+                    raise RuntimeError(f"the game server did not start: {why}") from None
                 time.sleep(0.1)
         yield url
     finally:

@@ -12,7 +12,7 @@ from a11y import violations
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tablekit import SIZES, Table, after_first_round, after_two_deals, call, make_table
 
-from languages import LANGUAGES
+from support.languages import LANGUAGES
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import box_of, pick_language
 from test_table_layout import TAP_TARGETS
 
-from languages import LANGUAGES
+from support.languages import LANGUAGES
 
 PHONE: ViewportSize = {"width": 360, "height": 740}
 SMALL_PHONE: ViewportSize = {"width": 320, "height": 640}

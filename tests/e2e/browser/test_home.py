@@ -18,7 +18,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from tablekit import SIZES, call, draw_and_keep, make_table, pick_language
 
-from languages import LANGUAGES, strings
+from support.languages import LANGUAGES, strings
 
 LONG = "W" * 32
 RULES_KEY = "maumau.home.rules"

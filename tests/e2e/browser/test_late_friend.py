@@ -12,7 +12,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 from tablekit import SIZES, call, game_over, make_table, playing, watch
 
-from languages import LANGUAGES, LOCALES, strings
+from support.languages import LANGUAGES, LOCALES, strings
 
 #: the bot waits this long before a move, and nobody is replaced while away
 SLOW = {"bot_delay_ms": 10_000, "grace_seconds": None, "next_round_seconds": 600}

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 from tablekit import SIZES, Seat, State, make_table, pick_language
 
-from languages import LANGUAGES
+from support.languages import LANGUAGES
 
 LANG_DIR = Path(__file__).resolve().parents[3] / "src" / "maumau" / "web" / "lang"
 Action = dict[str, Any]

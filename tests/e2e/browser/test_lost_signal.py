@@ -1,5 +1,5 @@
 """A phone that loses its signal mid-turn, with a real fault: Ben's page reaches the
-server through the packet-holding proxy (tests/holdproxy.py), which holds every byte
+server through the packet-holding proxy (tests/support/holdproxy.py), which holds every byte
 both ways and closes nothing, as a tunnel does (Chromium's offline mode would leave the
 open WebSocket alone).  Ana plays by a policy over the protocol, and watches on a page.
 
@@ -19,7 +19,6 @@ Screenshots of both pages at the five sizes, in tests/e2e/artifacts/lost-signal-
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,8 +26,7 @@ import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import make_table, playing, run
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # tests/: the proxy
-from holdproxy import HoldProxy
+from support.holdproxy import HoldProxy
 
 SHOTS: list[ViewportSize] = [
     {"width": 360, "height": 640},

@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from spies import NOTIFICATIONS, VISIBILITY, spied
 from tablekit import SIZES, Table, call, make_table, pick_language, playing, run
 
-from languages import LANGUAGES
+from support.languages import LANGUAGES
 
 QUIET = {"grace_seconds": None, "next_round_seconds": 0}
 LOADED = 240_000  # ms: a whole game on a loaded machine

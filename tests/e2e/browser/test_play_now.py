@@ -15,7 +15,7 @@ from playwright.sync_api import Browser, Page, Route, expect
 from tablekit import SIZES, call, pick_language, shoot_sizes
 from test_home import FITS
 
-from languages import LANGUAGES
+from support.languages import LANGUAGES
 
 
 def fresh(browser: Browser, base: str, **context: Any) -> Page:

@@ -22,7 +22,7 @@ from tablekit import (
     playing,
 )
 
-from languages import LANGUAGES, LOCALES
+from support.languages import LANGUAGES, LOCALES
 
 SERIES_HEADERS = ["Player", "Cards left", "Value", "Round", "Total", "Won"]
 

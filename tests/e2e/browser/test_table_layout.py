@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, ViewportSize, expect
 from tablekit import SIZES, Table, box_of, draw_and_keep, keep_above, make_table
-
 from test_names import SIDEWAYS
 
 NAMES = ["Anna", "Bruno", "Chiara", "Dmitri", "Eleonora"]

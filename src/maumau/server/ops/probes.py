@@ -25,7 +25,7 @@ from fastapi.responses import JSONResponse
 
 from maumau.server.live.hub import Hub
 from maumau.store import StoreError
-from maumau.store.migrate import head_revision
+from maumau.store.migrate import HEAD_REVISION
 
 log = logging.getLogger("maumau.server")
 
@@ -62,7 +62,6 @@ class Readiness:
         self._outcome: dict[str, str] | None = None
         self._at = 0.0
         self._running: asyncio.Task[dict[str, str]] | None = None
-        self._head: str | None = None
         #: set while the server stops: it is unready whatever the checks say
         self.stopping = False
 
@@ -92,8 +91,6 @@ class Readiness:
             self._outcome, self._at = task.result(), self.clock()
 
     async def _check(self, hub: Hub) -> dict[str, str]:
-        if self._head is None:
-            self._head = head_revision()
         checks: dict[str, str] = {}
         try:
             async with asyncio.timeout(DATABASE_SECONDS):
@@ -107,7 +104,7 @@ class Readiness:
             checks["migrations"] = "unknown"
         else:
             checks["database"] = "ok"
-            checks["migrations"] = "ok" if revision == self._head else "not_current"
+            checks["migrations"] = "ok" if revision == HEAD_REVISION else "not_current"
         if hub.listener is not None:
             checks["listener"] = "ok" if hub.listener.connected else "disconnected"
         return checks

@@ -4,7 +4,7 @@
 subclass uvicorn's
 HTTP and WebSocket protocols and use websockets' Sans-I/O connection: internals, which
 a new minor release may change without notice.  ``pyproject.toml`` bounds both to the
-minor versions the tests ran on (``tests/test_dependencies.py`` checks that the bounds
+minor versions the tests ran on (``tests/server/test_dependencies.py`` checks that the bounds
 there are these), and ``maumau serve`` refuses to start, saying what to install, when
 someone's environment has another version anyway (an older pip, ``--no-deps``, a
 distribution's package)."""
