@@ -495,7 +495,13 @@ def test_no_hidden_information_leaks(tmp_path: Path, index: int) -> None:
         # mid-game: nothing secret over HTTP, and late joiners
         wait_for(listeners[0], 12 if len(listeners) == 1 else 1)
         reply = client.get(f"/api/games/{game_id}/record")
-        assert reply.status_code == 409, reply.text
+        if reply.status_code == 200:
+            # nobody holds a game of computer players only: on a slow run a short one can
+            # be over by now, and then its record is served; never while it is played
+            status = client.get(f"/api/games/{game_id}").json()["status"]
+            assert len(listeners) == 1 and status == "finished", (status, reply.text)
+        else:
+            assert reply.status_code == 409, reply.text
         info = client.get(f"/api/games/{game_id}").text
         assert "seed" not in info and "salt" not in info and not HEX64.search(info)
         assert not any(token in info for token in tokens.values())

@@ -69,6 +69,25 @@ LOW_CLOCK = """(sel) => {
 }"""
 
 
+#: the low clock's seconds badge of the seat at ``sel`` and its name's and star's boxes,
+#: all read in one go (``null`` while its clock is not low)
+LOW_BOXES = """(sel) => {
+  const seat = document.querySelector(sel);
+  const badge = seat?.querySelector('.seat-clock.low .clock-secs');
+  if (!badge) return null;
+  const rect = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  };
+  return {
+    badge: rect(badge),
+    '.opp-name .name': rect(seat.querySelector('.opp-name .name')),
+    '.leader': rect(seat.querySelector('.leader')),
+  };
+}"""
+
+
 def at_the_end(page: Page, selector: str) -> dict[str, Any]:
     """The clock at ``selector`` in its last 10 s, which it shows in whole seconds."""
     found: dict[str, Any] = page.wait_for_function(
@@ -252,12 +271,14 @@ def test_four_players_on_a_phone_keep_the_seconds_on_screen(
         page = table.open(browser, seat=1, viewport=SIZES[0])
         low = at_the_end(page, ".opponent[data-seat='0'] .seat-clock")
         assert low["secsHeight"] > 0
-        badge = page.locator(".opponent[data-seat='0'] .seat-clock.low .clock-secs")
-        box = badge.bounding_box(timeout=LOADED)
-        assert box and box["x"] >= 0 and box["x"] + box["width"] <= SIZES[0]["width"], box
+        # the badge and its neighbours measured at once, in one frame of the page, while
+        # the clock is low: measured one by one, a slow run saw the turn run out between
+        boxes = page.wait_for_function(LOW_BOXES, arg=".opponent[data-seat='0']").json_value()
+        box = boxes["badge"]
+        assert box["x"] >= 0 and box["x"] + box["width"] <= SIZES[0]["width"], box
         # clear of the name and of the leader's star (Ana leads round 1)
         for part in (".opp-name .name", ".leader"):
-            other = page.locator(f".opponent[data-seat='0'] {part}").bounding_box()
+            other = boxes[part]
             assert other, part
             apart = (
                 other["x"] >= box["x"] + box["width"]
