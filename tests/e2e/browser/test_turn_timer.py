@@ -127,9 +127,18 @@ def test_the_seat_to_move_has_a_clock_that_runs_down(
     assert fraction(page, ana) <= before
     for size in SIZES:
         page.set_viewport_size(size)
-        box = page.locator(ana + " .clock-bar").bounding_box()
-        card = page.locator(".opponent[data-seat='0']").bounding_box()
-        assert box and card and box["width"] > card["width"] / 2
+        # the bar and its seat's box measured in one frame, once both are drawn: one by
+        # one, a slow run measured between two renders and found none
+        widths = page.wait_for_function(
+            """([bar, seat]) => {
+              const b = document.querySelector(bar)?.getBoundingClientRect();
+              const s = document.querySelector(seat)?.getBoundingClientRect();
+              return b && s && b.width > 0 && s.width > 0 ? [b.width, s.width] : null;
+            }""",
+            arg=[ana + " .clock-bar", ".opponent[data-seat='0']"],
+            timeout=LOADED,
+        ).json_value()
+        assert widths[0] > widths[1] / 2, widths
         page.screenshot(
             path=str(artifacts / f"timer-opponent-{size['width']}x{size['height']}.png")
         )
