@@ -47,24 +47,9 @@ def write_line(handle: IO[str], value: dict[str, Any]) -> None:
     handle.flush()
 
 
-def outcome_json(o: Outcome) -> dict[str, Any]:
-    return {
-        "table": o.table,
-        "block": o.block,
-        "rotation": o.rotation,
-        "kinds": list(o.kinds),
-        "score": list(o.score),
-        "points": list(o.points),
-        "order": list(o.order),
-        "rounds": o.rounds,
-        "decisions": list(o.decisions),
-        "seconds": list(o.seconds),
-    }
-
-
 def write_outcomes(handle: IO[str], outcomes: Iterable[Outcome]) -> None:
     for o in outcomes:
-        write_line(handle, outcome_json(o))
+        write_line(handle, o.to_json(seconds=True))
 
 
 def whole_blocks(outcomes: Iterable[Outcome]) -> list[Outcome]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from maumau.bots import Bot
 from maumau.bots.match import play_match
@@ -46,6 +47,24 @@ class Outcome:
     #: in results files written before these were kept)
     decisions: tuple[int, ...] = ()
     seconds: tuple[float, ...] = field(default=(), compare=False)  # (not reproducible)
+
+    def to_json(self, seconds: bool = False) -> dict[str, Any]:
+        """The match as a results file keeps it; ``seconds`` too only if asked (they
+        differ from run to run, so a file meant to be reproducible leaves them out)."""
+        out: dict[str, Any] = {
+            "table": self.table,
+            "block": self.block,
+            "rotation": self.rotation,
+            "kinds": list(self.kinds),
+            "score": list(self.score),
+            "points": list(self.points),
+            "order": list(self.order),
+            "rounds": self.rounds,
+            "decisions": list(self.decisions),
+        }
+        if seconds:
+            out["seconds"] = list(self.seconds)
+        return out
 
 
 def finishing_order(

@@ -134,7 +134,7 @@ def summarise(
         "tables": tables,
         "overall": overall,
         "plackett_luce": _ratings(outcomes, entrant, resamples),
-        "outcomes": [_outcome(o) for o in outcomes],
+        "outcomes": [o.to_json() for o in outcomes],
     }
     return Results(document)
 
@@ -171,18 +171,4 @@ def _ratings(outcomes: Sequence[Outcome], entrant: str, resamples: int) -> dict[
         "strengths": {kind: round(strengths[i], 6) for i, kind in enumerate(items)},
         "interval95": spread,
         "resamples": len(fits),
-    }
-
-
-def _outcome(o: Outcome) -> dict[str, Any]:
-    return {
-        "table": o.table,
-        "block": o.block,
-        "rotation": o.rotation,
-        "kinds": list(o.kinds),
-        "score": list(o.score),
-        "points": list(o.points),
-        "order": list(o.order),
-        "rounds": o.rounds,
-        "decisions": list(o.decisions),
     }
